@@ -1,0 +1,1 @@
+"""Speed and accuracy measurements, run by ``croupier bench``."""

@@ -1,0 +1,5 @@
+"""``python -m controller`` runs the ``croupier`` command line."""
+
+from controller.cli import main
+
+main()

@@ -1,0 +1,135 @@
+"""The ``croupier`` command line (typer)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from controller.render import print_report
+from engine.errors import EngineError
+from engine.games import GAMES, get_game
+from engine.log import MalformedLog, dumps, referee_text, replay
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Croupier: the refereed card table.")
+bench_app = typer.Typer(no_args_is_help=True, help="Measure the engine, vision and dealer.")
+app.add_typer(bench_app, name="bench")
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """One clear line on stderr, then exit: no tracebacks for bad input."""
+    errors.print(f"croupier: {message}", style="red", markup=False, highlight=False)
+    raise typer.Exit(code)
+
+
+@app.command()
+def referee(
+    log: Annotated[Path, typer.Argument(help="A table log (JSON) to replay.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Replay a table log and report every hand, its violations and the match."""
+    try:
+        text = log.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read {log}: {exc.strerror if isinstance(exc, OSError) else exc}")
+    try:
+        report = referee_text(text)
+    except MalformedLog as exc:
+        fail(f"{log}: malformed table log: {exc}")
+    if as_json:
+        sys.stdout.write(json.dumps(report) + "\n")
+        return
+    players = len(json.loads(text).get("events", [{}])[0].get("hands", [])) if report["hands"] else 4
+    print_report(console, report, players)
+
+
+@app.command()
+def sim(
+    game: Annotated[str, typer.Option(help=f"The game: {', '.join(GAMES)}.")] = "poley",
+    hands: Annotated[int | None, typer.Option(min=1, help="Hands to play (default: until the match is over).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for a repeatable match.")] = None,
+    players: Annotated[int | None, typer.Option(min=2, max=6, help="Seats (Nap only).")] = None,
+    speed: Annotated[float, typer.Option(min=0.01, help="How many times faster than a real table.")] = 1.0,
+    headless: Annotated[bool, typer.Option(help="Only print the result.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as `croupier referee --json` does.")
+    ] = False,
+    log: Annotated[Path | None, typer.Option(help="Write the match's table log to this file.")] = None,
+) -> None:
+    """Play a match between simulated players, and show it or print its result."""
+    from controller.show import TableShow
+    from simulators.table import SimulatedTable
+
+    try:
+        chosen = get_game(game)
+        table = SimulatedTable(chosen, players=players, seed=seed)
+    except EngineError as exc:
+        fail(str(exc))
+    observer = None if headless or as_json else TableShow(console, speed).observe
+    table.play(hands, observer)
+    table_log = table.log()
+    if log is not None:
+        try:
+            log.write_text(dumps(table_log) + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {log}: {exc.strerror}")
+    report = replay(table_log).report()
+    if as_json:
+        sys.stdout.write(json.dumps(report) + "\n")
+    else:
+        print_report(console, report, table.match.players)
+
+
+@bench_app.command("engine")
+def bench_engine(
+    game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Runs per game; the median is reported.")] = 5,
+    hands: Annotated[int, typer.Option(min=1, help="Hands per run.")] = 4000,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Random legal playouts through the engine's public API: cards/s and legal queries/s."""
+    from rich.table import Table
+
+    from benchmarks.engine import playout_figures
+
+    names = game or list(GAMES)
+    figures = []
+    for name in names:
+        try:
+            chosen = get_game(name)
+        except EngineError as exc:
+            fail(str(exc))
+        with (
+            console.status(f"playing {runs} x {hands} {name} hands...", spinner="dots")
+            if not as_json
+            else nullcontext()
+        ):
+            figures.append(playout_figures(chosen, runs=runs, hands=hands))
+    if as_json:
+        sys.stdout.write(json.dumps([f.to_json() for f in figures]) + "\n")
+        return
+    table = Table(title="Engine: random legal playouts (single thread, median of runs)")
+    for column in ("game", "cards/s", "legal queries/s", "hands/s", "cards/hand", "runs x hands"):
+        table.add_column(column, justify="right")
+    for f in figures:
+        table.add_row(
+            f.game,
+            f"{f.cards_per_s:,.0f}",
+            f"{f.queries_per_s:,.0f}",
+            f"{f.hands_per_s:,.0f}",
+            f"{f.cards_per_hand:.2f}",
+            f"{f.runs} x {f.hands_per_run}",
+        )
+    console.print(table)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,16 @@
+"""The games the referee knows, by the names the table log uses."""
+
+from __future__ import annotations
+
+from engine.errors import BadNotation
+from engine.game import Game
+from engine.games.poley import POLEY
+
+GAMES: dict[str, Game] = {g.name: g for g in (POLEY,)}
+
+
+def get_game(name: str) -> Game:
+    try:
+        return GAMES[name]
+    except (KeyError, TypeError):
+        raise BadNotation(f"unknown game {name!r} (known: {', '.join(GAMES)})") from None

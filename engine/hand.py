@@ -1,0 +1,526 @@
+"""One hand (deal) of a game: phases, whose turn it is, legal actions, push and pop.
+
+:class:`Hand` holds what every game shares: the cards each seat holds, the trick in
+progress, the tricks taken, undo. Each game subclasses it and supplies its auction, its
+declarer's actions, its trick rules, when play stops and how the hand scores.
+
+The hand's mutable state lives in a few attributes that only ever hold immutable values
+(ints, tuples, None). ``push`` saves them all before changing anything, ``pop`` restores
+them, so undo is exact by construction. A subclass lists its own state attributes in
+``STATE``.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, ClassVar, NamedTuple
+
+from engine.actions import PLAYS, Action, Call, Declare, Discard, JokerSwap, Play
+from engine.cards import CARDS, Card, Suit, cards_of
+from engine.errors import CardNotHeld, EngineError, IllegalAction, NotYourTurn
+from engine.tricks import NO_SUIT, TrickRules
+
+COPY_SHIFT = 64  # a second copy of a card (Fifty-Six) is held at bit index + 64
+CODE_MASK = (1 << COPY_SHIFT) - 1
+
+
+class Phase(Enum):
+    AUCTION = "auction"
+    DECLARE = "declare"
+    DISCARD = "discard"
+    JOKER_SWAP = "joker-swap"
+    PLAY = "play"
+    OVER = "over"
+
+
+# Module-level aliases: looking up an Enum member through its class costs ~0.1 us in
+# CPython 3.11, which adds up on the playout hot path.
+AUCTION, DECLARE, DISCARD, JOKER_SWAP, PLAY, OVER = Phase
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """What the machine dealt: a card list per seat (empty for a seat that sits out)."""
+
+    dealer: int
+    hands: tuple[tuple[Card, ...], ...]
+    rest: tuple[Card, ...] = ()
+
+
+class Trick(NamedTuple):
+    """A completed trick: who led, the seats and cards in play order, who won it."""
+
+    leader: int
+    seats: tuple[int, ...]
+    indices: tuple[int, ...]
+    winner: int
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return tuple(CARDS[i] for i in self.indices)
+
+
+@dataclass(frozen=True, slots=True)
+class Revoke:
+    """A play that broke a play rule and stood (revoke policy ``penalise``)."""
+
+    seat: int
+    move: int  # its index in ``Hand.moves``
+    rule: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """A hand's outcome in the terms of the table log's referee result."""
+
+    dealer: int
+    declarer: int | None
+    contract: str | None
+    trump: Suit | None
+    tricks: tuple[int, ...]
+    result: str | None  # "made", "set", "void", or None while the hand goes on
+    score: tuple[int, ...] | None
+    phase: Phase
+    to_act: int | None
+    points: tuple[int, ...] | None = None
+    direction: str | None = None
+    extra: tuple[tuple[str, Any], ...] = ()
+
+
+def _play_chunks() -> tuple[tuple[tuple[Play, ...], ...], ...]:
+    # For each byte of a card mask, the Play objects of its set bits: turning a mask into
+    # a list of actions is then a handful of tuple extensions, not a loop over cards.
+    chunks = []
+    for base in range(0, 56, 8):
+        table = []
+        for byte in range(256):
+            table.append(tuple(PLAYS[base + j] for j in range(8) if byte >> j & 1 and base + j < 54))
+        chunks.append(tuple(table))
+    return tuple(chunks)
+
+
+_PLAY_CHUNKS = _play_chunks()
+
+
+_PLAYS_BY_MASK: dict[int, tuple[Play, ...]] = {}
+
+
+def plays_of(mask: int) -> tuple[Play, ...]:
+    """The Play actions of the cards in ``mask``, lowest index first."""
+    found = _PLAYS_BY_MASK.get(mask)
+    if found is None:
+        if len(_PLAYS_BY_MASK) > 200_000:  # bound the memory a long run can take
+            _PLAYS_BY_MASK.clear()
+        found = _PLAYS_BY_MASK[mask] = tuple(_plays_of(mask))
+    return found
+
+
+def _plays_of(mask: int) -> list[Play]:
+    out: list[Play] = []
+    chunk = 0
+    while mask:
+        byte = mask & 255
+        if byte:
+            out.extend(_PLAY_CHUNKS[chunk][byte])
+        mask >>= 8
+        chunk += 1
+    return out
+
+
+def hand_mask(items: Sequence[Card]) -> int:
+    """A seat's holding as a mask; a second copy of a card goes to bit index + 64."""
+    mask = 0
+    for c in items:
+        bit = 1 << c.index
+        mask |= bit << COPY_SHIFT if mask & bit else bit
+    return mask
+
+
+def codes(mask: int) -> int:
+    """The distinct cards of a holding, one bit each."""
+    return (mask | mask >> COPY_SHIFT) & CODE_MASK
+
+
+@functools.cache
+def _next_table(players: int, active: tuple[int, ...], direction: int) -> tuple[int, ...]:
+    """For each seat, the next seat in the direction of play that holds cards."""
+    table = []
+    for seat in range(players):
+        nxt = (seat + direction) % players
+        while nxt not in active:
+            nxt = (nxt + direction) % players
+        table.append(nxt)
+    return tuple(table)
+
+
+class Hand:
+    """The shared state machine of a hand. Games subclass it; see the module docstring."""
+
+    STATE: ClassVar[tuple[str, ...]] = (
+        "phase",
+        "to_act",
+        "_hands",
+        "_trick",
+        "_trick_seats",
+        "_tricks",
+        "_won",
+        "_revokes",
+        "_rules",
+    )
+    TEAMS: ClassVar[int] = 2  # partnerships (team = seat % 2); 0 means every seat for itself
+    GAME: ClassVar[str] = ""
+
+    _snapshot: operator.attrgetter[Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._snapshot = operator.attrgetter(*cls.STATE)
+
+    def __init__(self, deal: Deal, options: Any, *, direction: int = 1) -> None:
+        self.deal = deal
+        self.options = options
+        self.dealer = deal.dealer
+        self.players = len(deal.hands)
+        self.active = tuple(s for s in range(self.players) if deal.hands[s])
+        self._per_trick = len(self.active)
+        self._next = _next_table(self.players, self.active, direction)
+        self.moves: list[tuple[int, Action]] = []
+        self.version = 0  # counts every push and pop: a cheap "has this hand changed?" check
+        self._legal_version, self._legal_mask = -1, 0  # the last legal-play mask computed
+        self._stack: list[tuple[Any, ...]] = []
+        self.phase = AUCTION
+        self.to_act: int | None = self.next_seat(self.dealer)
+        self._hands: tuple[int, ...] = tuple(hand_mask(h) for h in deal.hands)
+        self._trick: tuple[int, ...] = ()
+        self._trick_seats: tuple[int, ...] = ()
+        self._tricks: tuple[Trick, ...] = ()
+        self._won: tuple[int, ...] = (0,) * self.players
+        self._revokes: tuple[Revoke, ...] = ()
+        self._rules: TrickRules | None = None
+
+    # --- seats -------------------------------------------------------------------------
+
+    def next_seat(self, seat: int) -> int:
+        """The next seat in the direction of play that holds cards."""
+        return self._next[seat]
+
+    def team_of(self, seat: int) -> int:
+        return seat % 2 if self.TEAMS else seat
+
+    def seat_order(self, first: int) -> list[int]:
+        order = [first]
+        while len(order) < len(self.active):
+            order.append(self._next[order[-1]])
+        return order
+
+    # --- what the hand looks like ------------------------------------------------------
+
+    def holding(self, seat: int) -> list[Card]:
+        mask = self._hands[seat]
+        return cards_of(mask & CODE_MASK) + cards_of(mask >> COPY_SHIFT)
+
+    def holds(self, seat: int, card: Card) -> bool:
+        return bool(codes(self._hands[seat]) >> card.index & 1)
+
+    @property
+    def current_trick(self) -> list[tuple[int, Card]]:
+        return [(s, CARDS[i]) for s, i in zip(self._trick_seats, self._trick, strict=True)]
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        return self._tricks
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks won per seat."""
+        return self._won
+
+    @property
+    def revokes(self) -> tuple[Revoke, ...]:
+        return self._revokes
+
+    def is_over(self) -> bool:
+        return self.phase is OVER
+
+    def team_tricks(self) -> tuple[int, ...]:
+        if not self.TEAMS:
+            return self._won
+        return (sum(self._won[0::2]), sum(self._won[1::2]))
+
+    # --- legal actions -----------------------------------------------------------------
+
+    def legal_actions(self) -> Sequence[Action]:
+        """Every action the seat to act may take now (empty once the hand is over)."""
+        phase = self.phase
+        if phase is PLAY:
+            assert self.to_act is not None and self._rules is not None
+            legal = self._rules.legal_mask(codes(self._hands[self.to_act]), self._trick)
+            self._legal_version, self._legal_mask = self.version, legal
+            return plays_of(legal)
+        if phase is AUCTION:
+            return self._legal_calls()
+        if phase is DECLARE:
+            return self._legal_declares()
+        if phase is DISCARD:
+            return self._legal_discards()
+        if phase is JOKER_SWAP:
+            return self._legal_swaps()
+        return []
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self._check(action, self.to_act)
+        except EngineError:
+            return False
+        return True
+
+    # --- push and pop ------------------------------------------------------------------
+
+    def push(self, action: Action, seat: int | None = None, *, allow_revoke: bool = False) -> None:
+        """Apply ``action`` for the seat to act (``seat``, if given, must be that seat).
+
+        Raises :class:`IllegalAction` (nothing changes) when the rules forbid it, and
+        :class:`CardNotHeld` for a card the seat does not hold. With ``allow_revoke`` a
+        play that fails to follow suit (or breaks another play rule) stands and is
+        recorded as a revoke, as under the ``penalise`` revoke policy.
+        """
+        if type(action) is Play:
+            if self.phase is PLAY and (seat is None or seat == self.to_act):
+                # The hot path of every playout: a held, legal card for the seat to act.
+                actor = self.to_act
+                assert actor is not None and self._rules is not None
+                index = action.card.index
+                mask = self._hands[actor]
+                held = (mask | mask >> COPY_SHIFT) & CODE_MASK
+                if held >> index & 1:
+                    if self._legal_version == self.version:
+                        legal = self._legal_mask
+                    else:
+                        legal = self._rules.legal_mask(held, self._trick)
+                    if legal >> index & 1:
+                        self._stack.append(self._snapshot(self))
+                        self.version += 1
+                        self.moves.append((actor, action))
+                        self._place_card(actor, index)
+                        return
+        elif (
+            type(action) is Call
+            and self.phase is AUCTION
+            and (seat is None or seat == self.to_act)
+            and action in self._legal_calls()
+        ):
+            self._record(action)
+            self._apply_call(action)
+            return
+        self._push_checked(action, seat, allow_revoke)
+
+    def _push_checked(self, action: Action, seat: int | None, allow_revoke: bool) -> None:
+        """The general path of :meth:`push`: every check, with a reason for each refusal."""
+        actor = self.to_act if seat is None else seat
+        if type(action) is Play:
+            self._push_play(action.card.index, actor, allow_revoke)
+            return
+        self._check(action, seat)
+        self._record(action)
+        if type(action) is Call:
+            self._apply_call(action)
+        elif type(action) is Declare:
+            self._apply_declare(action)
+        elif type(action) is Discard:
+            self._apply_discard(action)
+        elif type(action) is JokerSwap:
+            self._apply_swap(action)
+
+    def _record(self, action: Action, seat: int | None = None) -> None:
+        """Save the state for ``pop`` and note the move; called just before a change."""
+        self._stack.append(self._snapshot(self))
+        self.version += 1
+        self.moves.append((self.to_act if seat is None else seat, action))  # type: ignore[arg-type]
+
+    def pop(self) -> Action:
+        """Take back the last action and return it."""
+        if not self.moves:
+            raise IllegalAction("nothing-to-undo", "there is nothing to take back in this hand")
+        for name, value in zip(self.STATE, self._stack.pop(), strict=True):
+            setattr(self, name, value)
+        self.version += 1
+        return self.moves.pop()[1]
+
+    def check_cards(self, seat: int, action: Action) -> None:
+        """Raise :class:`CardNotHeld` if ``action`` uses a card ``seat`` does not hold.
+
+        This is about the input, not the rules: a table log must never contain it.
+        """
+        if isinstance(action, Play):
+            needed = [action.card]
+        elif isinstance(action, Discard):
+            needed = list(action.cards)
+        elif isinstance(action, JokerSwap):
+            needed = [action.joker]
+        else:
+            return
+        held = self.holding(seat)
+        for c in needed:
+            if c not in held:
+                raise CardNotHeld(f"seat {seat} does not hold {c}")
+            held.remove(c)
+        if isinstance(action, JokerSwap):
+            self._check_swap_card(action)
+
+    def _check_swap_card(self, swap: JokerSwap) -> None:
+        """Raise :class:`CardNotHeld` if a swap asks for a card that is not in the kitty."""
+
+    def _check(self, action: Action, seat: int | None) -> None:
+        if type(action) is Play:
+            actor = self.to_act if seat is None else seat
+            if actor is None:
+                self._check_phase(PLAY, action, seat)
+            else:
+                self._check_play(action.card.index, actor)
+            return
+        wanted = {Call: AUCTION, Declare: DECLARE, Discard: DISCARD, JokerSwap: JOKER_SWAP}
+        self._check_phase(wanted[type(action)], action, seat)
+        if action not in self.legal_actions():
+            raise self._explain(action)
+
+    def _check_phase(self, phase: Phase, action: Action, seat: int | None) -> None:
+        who = f"seat {seat}" if seat is not None else "nobody"
+        if self.phase is OVER:
+            raise IllegalAction("hand-over", f"play has stopped in this hand: {who} cannot {_verb(action)} now", seat)
+        if self.phase is not phase:
+            raise IllegalAction(
+                f"not-{phase.value}-now",
+                f"{who} cannot {_verb(action)} now: the hand is in the {self.phase.value.replace('-', ' ')} phase",
+                seat,
+            )
+        if seat is not None and seat != self.to_act:
+            raise NotYourTurn("out-of-turn", f"seat {seat} acted out of turn: it is seat {self.to_act}'s turn", seat)
+
+    def _check_play(self, index: int, seat: int) -> int:
+        """Check a play and return the seat's mask of legal cards; raise if not allowed."""
+        if not codes(self._hands[seat]) >> index & 1:
+            raise CardNotHeld(f"seat {seat} does not hold {CARDS[index]}")
+        self._check_phase(PLAY, PLAYS[index], seat)
+        assert self._rules is not None
+        return self._rules.legal_mask(codes(self._hands[seat]), self._trick)
+
+    def _push_play(self, index: int, seat: int | None, allow_revoke: bool) -> None:
+        if seat is None:
+            self._check_phase(PLAY, PLAYS[index], seat)
+        assert seat is not None
+        legal = self._check_play(index, seat)
+        error = None
+        if not legal >> index & 1:
+            error = self._explain_play(seat, index)
+            if not allow_revoke:
+                raise error
+        self._record(PLAYS[index], seat)
+        if error is not None:
+            self._revokes = (*self._revokes, Revoke(seat, len(self.moves) - 1, error.rule, error.message))
+        self._place_card(seat, index)
+
+    def _place_card(self, seat: int, index: int) -> None:
+        hands = list(self._hands)
+        mask = hands[seat]
+        bit = 1 << index
+        hands[seat] = mask ^ (bit << COPY_SHIFT) if mask >> COPY_SHIFT & bit else mask ^ bit
+        self._hands = tuple(hands)
+        if not self._trick:
+            self._on_lead(seat, index)
+        self._trick = (*self._trick, index)
+        self._trick_seats = (*self._trick_seats, seat)
+        if len(self._trick) < self._per_trick:
+            self.to_act = self._next[seat]
+            return
+        self._complete_trick()
+
+    def _complete_trick(self) -> None:
+        assert self._rules is not None
+        winner = self._trick_seats[self._rules.winner(self._trick)]
+        self._tricks = (*self._tricks, Trick(self._trick_seats[0], self._trick_seats, self._trick, winner))
+        won = list(self._won)
+        won[winner] += 1
+        self._won = tuple(won)
+        self._trick = ()
+        self._trick_seats = ()
+        self.to_act = winner
+        if not self._hands[winner] or self._play_finished():
+            self.phase = OVER
+            self.to_act = None
+
+    def _explain_play(self, seat: int, index: int) -> IllegalAction:
+        assert self._rules is not None
+        led = self._rules.led_suit(self._trick)
+        suit = Suit(led).plural if led != NO_SUIT else "the suit led"
+        return IllegalAction(
+            "must-follow-suit",
+            f"seat {seat} holds {suit} and must follow suit; {CARDS[index]} is not {suit}",
+            seat,
+        )
+
+    # --- what each game supplies -------------------------------------------------------
+
+    def _legal_calls(self) -> Sequence[Call]:
+        return []
+
+    def _legal_declares(self) -> Sequence[Declare]:
+        return []
+
+    def _legal_discards(self) -> Sequence[Discard]:
+        return []
+
+    def _legal_swaps(self) -> Sequence[JokerSwap]:
+        return []
+
+    def _apply_call(self, call: Call) -> None:
+        raise NotImplementedError
+
+    def _apply_declare(self, declare: Declare) -> None:
+        raise NotImplementedError
+
+    def _apply_discard(self, discard: Discard) -> None:
+        raise NotImplementedError
+
+    def _apply_swap(self, swap: JokerSwap) -> None:
+        raise NotImplementedError
+
+    def _explain(self, action: Action) -> IllegalAction:
+        """Why ``action`` (not among the legal actions) is not allowed, in words."""
+        return IllegalAction("not-allowed", f"seat {self.to_act} may not {_verb(action)} now", self.to_act)
+
+    def _on_lead(self, seat: int, index: int) -> None:
+        """Called before a led card joins the trick (Shelem and Nap fix trumps by the first lead)."""
+
+    def _play_finished(self) -> bool:
+        """Whether play stops after the trick just completed (early ends)."""
+        return False
+
+    def start_play(self, leader: int, rules: TrickRules) -> None:
+        """Move to the play phase with ``leader`` to lead under ``rules``."""
+        self.phase = PLAY
+        self.to_act = leader
+        self._rules = rules
+
+    def end_hand(self) -> None:
+        self.phase = OVER
+        self.to_act = None
+
+    def result(self) -> HandResult:
+        raise NotImplementedError
+
+
+def _verb(action: Action) -> str:
+    if isinstance(action, Play):
+        return f"play {action.card}"
+    if isinstance(action, Call):
+        return f"call {action.text}"
+    if isinstance(action, Declare):
+        return "declare"
+    if isinstance(action, Discard):
+        return "discard"
+    return "swap a joker"

@@ -1,0 +1,89 @@
+"""A match: a sequence of hands of one game, with its cumulative standing.
+
+The standing is folded from finished hands: a hand's result is settled into it when the next
+hand is dealt, so that the action ending a hand can still be taken back until then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.cards import Card, pack_difference
+from engine.errors import DealError, DeckMismatch, MatchOver
+from engine.game import Game, Standing
+from engine.hand import Deal, Hand
+
+
+class Match:
+    def __init__(
+        self,
+        game: Game,
+        options: Any = None,
+        players: int | None = None,
+        start: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.game = game
+        self.players = players if players is not None else game.default_players()
+        self.options = options if options is not None else game.options(None, self.players)
+        self._settled = game.start(self.players, self.options, start)
+        self.hands: list[Hand] = []
+        self._folded: tuple[Hand, int, Standing] | None = None  # the current hand's result, cached
+
+    @property
+    def current(self) -> Hand | None:
+        return self.hands[-1] if self.hands else None
+
+    @property
+    def standing(self) -> Standing:
+        """The match state now, counting the current hand if it has ended."""
+        hand = self.current
+        if hand is None or not hand.is_over():
+            return self._settled
+        cached = self._folded
+        if cached is None or cached[0] is not hand or cached[1] != hand.version:
+            cached = self._folded = (hand, hand.version, self.game.after_hand(self._settled, hand))
+        return cached[2]
+
+    def next_dealer(self) -> int | None:
+        return self.standing.next_dealer
+
+    def deal(self, hands: Sequence[Sequence[Card]], rest: Sequence[Card] = (), dealer: int | None = None) -> Hand:
+        """Start the next hand with these cards; the dealer follows the rotation if omitted."""
+        if self.standing.over:
+            raise MatchOver("the match is over: no further hand can be dealt")
+        if self.current is not None and not self.current.is_over():
+            raise DealError("the current hand has not ended: it cannot be dealt again yet")
+        dealer = self._check_dealer(dealer)
+        self._check_cards(hands, rest, dealer)
+        if self.current is not None:
+            self._settled = self.standing
+        deal = Deal(dealer, tuple(tuple(h) for h in hands), tuple(rest))
+        hand = self.game.new_hand(deal, self.options, self._settled)
+        self.hands.append(hand)
+        return hand
+
+    def _check_dealer(self, dealer: int | None) -> int:
+        expected = self.standing.next_dealer
+        if dealer is None:
+            if expected is None:
+                raise DealError("the first deal must name its dealer")
+            return expected
+        if not 0 <= dealer < self.players:
+            raise DealError(f"dealer {dealer} is not a seat (seats are 0 to {self.players - 1})")
+        if expected is not None and dealer != expected:
+            raise DealError(f"seat {dealer} cannot deal: by the rules seat {expected} deals this hand")
+        return dealer
+
+    def _check_cards(self, hands: Sequence[Sequence[Card]], rest: Sequence[Card], dealer: int) -> None:
+        if len(hands) != self.players:
+            raise DealError(f"the deal has {len(hands)} hands, one per seat is {self.players}")
+        difference = pack_difference(self.game.pack, [c for h in hands for c in h] + list(rest))
+        if difference:
+            raise DeckMismatch(f"the cards dealt are not the {self.game.title} pack: {difference.describe()}")
+        shape = self.game.deal_shape(self.players, self.options, dealer)
+        for seat, (hand, size) in enumerate(zip(hands, shape.per_seat, strict=True)):
+            if len(hand) != size:
+                raise DealError(f"seat {seat} was dealt {len(hand)} cards; {self.game.title} deals it {size}")
+        if len(rest) != shape.rest:
+            raise DealError(f"{len(rest)} cards were left undealt; {self.game.title} leaves {shape.rest}")
