@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from tests.conftest import example_logs, expected_for, run_croupier
+from tests.conftest import LOGS, example_logs, expected_for, run_croupier
 
-EXAMPLES = [p for game in ("poley",) for p in example_logs(game)]
+# Every game folder under tests/logs: adding an example means adding two files.
+EXAMPLES = [p for folder in sorted(LOGS.iterdir()) if folder.name != "malformed" for p in example_logs(folder.name)]
 
 
 @pytest.mark.parametrize("log", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -1,32 +1,12 @@
-"""Simulated players: they act through the same legal-action interface as the referee.
-
-Each player sees its own cards and the public state of the hand. Play is random among the
-legal cards; bidding follows each game's rule of thumb, so auctions look like real ones.
-"""
+"""A simulated Poley player: the rule sheet's rule of thumb for bidding, random legal play."""
 
 from __future__ import annotations
-
-import random
-from typing import Protocol
 
 from engine.actions import Action, Call, CallKind, Declare
 from engine.cards import Rank, Suit
 from engine.games.poley import LADDER, PoleyHand
 from engine.hand import Hand, Phase
-
-
-class Player(Protocol):
-    def choose(self, hand: Hand, seat: int) -> Action: ...
-
-
-class RandomPlayer:
-    """Any legal action, uniformly at random."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def choose(self, hand: Hand, seat: int) -> Action:
-        return self.rng.choice(list(hand.legal_actions()))
+from simulators.players.base import RandomPlayer
 
 
 class PoleyPlayer(RandomPlayer):
@@ -70,10 +50,3 @@ class PoleyPlayer(RandomPlayer):
             if c.suit in counts:
                 counts[c.suit] += 1
         return Declare(trump=max(counts, key=lambda s: counts[s]))
-
-
-def player_for(game: str, rng: random.Random) -> Player:
-    """A simulated player of the named game."""
-    if game == "poley":
-        return PoleyPlayer(rng)
-    return RandomPlayer(rng)

@@ -1,0 +1,23 @@
+"""Simulated players, one module per game: they act through the same legal-action interface
+as the referee. Each sees its own cards and the public state of the hand; bidding follows the
+game's rule of thumb, so auctions look like real ones, and play is random among legal cards.
+"""
+
+from __future__ import annotations
+
+import random
+
+from simulators.players.base import Player, RandomPlayer
+from simulators.players.poley import PoleyPlayer
+
+PLAYERS: dict[str, type[RandomPlayer]] = {
+    "poley": PoleyPlayer,
+}
+
+
+def player_for(game: str, rng: random.Random) -> Player:
+    """A simulated player of the named game."""
+    return PLAYERS.get(game, RandomPlayer)(rng)
+
+
+__all__ = ["PLAYERS", "Player", "RandomPlayer", "player_for"]
