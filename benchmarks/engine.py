@@ -58,16 +58,17 @@ def playout_run(game: Game, hands: int, seed: int) -> PlayoutRun:
     cards = queries = 0
     started = time.perf_counter()
     for _ in range(hands):
-        if match.standing.over:
-            match = Match(game)
-        dealer = None if match.next_dealer() is not None else 0
+        standing = match.standing
+        if standing.over:
+            match, standing = Match(game), Match(game).standing
+        dealer = 0 if standing.next_dealer is None else standing.next_dealer
         rng.shuffle(pack)
-        shape = game.deal_shape(match.players, match.options, dealer or match.next_dealer() or 0)
+        shape = game.deal_shape(match.players, match.options, dealer)
         split, at = [], 0
         for size in shape.per_seat:
             split.append(pack[at : at + size])
             at += size
-        hand = match.deal(split, pack[at:], dealer)
+        hand = match.deal(split, pack[at:], dealer)  # a dealer that agrees with the rotation
         while not hand.is_over():
             legal = hand.legal_actions()
             queries += 1

@@ -8,7 +8,6 @@ hand is a bitmask of indices. :class:`Card` objects and the two-character notati
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -206,20 +205,8 @@ class PackDifference:
         return "; ".join(parts)
 
 
-@functools.cache
-def _sorted_indices(pack: tuple[Card, ...]) -> list[int]:
-    return sorted(c.index for c in pack)
-
-
-def sorted_indices(pack: Sequence[Card]) -> list[int]:
-    return _sorted_indices(tuple(pack)) if not isinstance(pack, tuple) else _sorted_indices(pack)
-
-
 def pack_difference(pack: Sequence[Card], got: Iterable[Card]) -> PackDifference:
     """Compare a multiset of cards with a pack: which cards are missing, which extra."""
-    got = list(got)
-    if sorted(c.index for c in got) == sorted_indices(pack):  # the usual case, made cheap
-        return PackDifference((), ())
     want, have = Counter(pack), Counter(got)
     missing = sorted((want - have).elements())
     extra = sorted((have - want).elements())

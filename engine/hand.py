@@ -74,8 +74,7 @@ class Revoke:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class HandResult:
+class HandResult(NamedTuple):
     """A hand's outcome in the terms of the table log's referee result."""
 
     dealer: int
@@ -147,6 +146,18 @@ def codes(mask: int) -> int:
 
 
 @functools.cache
+def _orders_table(following: tuple[int, ...], active: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each seat that may lead, the seats of a trick in play order."""
+    orders = []
+    for leader in range(len(following)):
+        order = [leader]
+        while len(order) < len(active):
+            order.append(following[order[-1]])
+        orders.append(tuple(order))
+    return tuple(orders)
+
+
+@functools.cache
 def _next_table(players: int, active: tuple[int, ...], direction: int) -> tuple[int, ...]:
     """For each seat, the next seat in the direction of play that holds cards."""
     table = []
@@ -166,11 +177,37 @@ class Hand:
         "to_act",
         "_hands",
         "_trick",
-        "_trick_seats",
+        "_leader",
         "_tricks",
         "_won",
         "_revokes",
         "_rules",
+    )
+    # Slots keep attribute access fast on the hot path (an instance dict of 30 or more keys
+    # loses CPython's shared-key optimisation). Game subclasses declare their own slots.
+    __slots__ = (
+        "_hands",
+        "_leader",
+        "_legal_mask",
+        "_legal_version",
+        "_next",
+        "_orders",
+        "_per_trick",
+        "_revokes",
+        "_rules",
+        "_stack",
+        "_trick",
+        "_tricks",
+        "_won",
+        "active",
+        "deal",
+        "dealer",
+        "moves",
+        "options",
+        "phase",
+        "players",
+        "to_act",
+        "version",
     )
     TEAMS: ClassVar[int] = 2  # partnerships (team = seat % 2); 0 means every seat for itself
     GAME: ClassVar[str] = ""
@@ -186,18 +223,19 @@ class Hand:
         self.options = options
         self.dealer = deal.dealer
         self.players = len(deal.hands)
-        self.active = tuple(s for s in range(self.players) if deal.hands[s])
+        self.active = tuple([s for s in range(self.players) if deal.hands[s]])
         self._per_trick = len(self.active)
         self._next = _next_table(self.players, self.active, direction)
+        self._orders = _orders_table(self._next, self.active)
         self.moves: list[tuple[int, Action]] = []
         self.version = 0  # counts every push and pop: a cheap "has this hand changed?" check
         self._legal_version, self._legal_mask = -1, 0  # the last legal-play mask computed
         self._stack: list[tuple[Any, ...]] = []
         self.phase = AUCTION
         self.to_act: int | None = self.next_seat(self.dealer)
-        self._hands: tuple[int, ...] = tuple(hand_mask(h) for h in deal.hands)
+        self._hands: tuple[int, ...] = tuple([hand_mask(h) for h in deal.hands])
         self._trick: tuple[int, ...] = ()
-        self._trick_seats: tuple[int, ...] = ()
+        self._leader = -1  # who led the trick in progress
         self._tricks: tuple[Trick, ...] = ()
         self._won: tuple[int, ...] = (0,) * self.players
         self._revokes: tuple[Revoke, ...] = ()
@@ -212,11 +250,9 @@ class Hand:
     def team_of(self, seat: int) -> int:
         return seat % 2 if self.TEAMS else seat
 
-    def seat_order(self, first: int) -> list[int]:
-        order = [first]
-        while len(order) < len(self.active):
-            order.append(self._next[order[-1]])
-        return order
+    def seat_order(self, first: int) -> tuple[int, ...]:
+        """The seats holding cards, in the direction of play, starting with ``first``."""
+        return self._orders[first]
 
     # --- what the hand looks like ------------------------------------------------------
 
@@ -229,7 +265,7 @@ class Hand:
 
     @property
     def current_trick(self) -> list[tuple[int, Card]]:
-        return [(s, CARDS[i]) for s, i in zip(self._trick_seats, self._trick, strict=True)]
+        return [(s, CARDS[i]) for s, i in zip(self._orders[self._leader], self._trick, strict=False)]
 
     @property
     def tricks(self) -> tuple[Trick, ...]:
@@ -258,8 +294,8 @@ class Hand:
         """Every action the seat to act may take now (empty once the hand is over)."""
         phase = self.phase
         if phase is PLAY:
-            assert self.to_act is not None and self._rules is not None
-            legal = self._rules.legal_mask(codes(self._hands[self.to_act]), self._trick)
+            mask = self._hands[self.to_act]  # type: ignore[index]
+            legal = self._rules.legal_mask((mask | mask >> COPY_SHIFT) & CODE_MASK, self._trick)  # type: ignore[union-attr]
             self._legal_version, self._legal_mask = self.version, legal
             return plays_of(legal)
         if phase is AUCTION:
@@ -292,8 +328,7 @@ class Hand:
         if type(action) is Play:
             if self.phase is PLAY and (seat is None or seat == self.to_act):
                 # The hot path of every playout: a held, legal card for the seat to act.
-                actor = self.to_act
-                assert actor is not None and self._rules is not None
+                actor: int = self.to_act  # type: ignore[assignment]
                 index = action.card.index
                 mask = self._hands[actor]
                 held = (mask | mask >> COPY_SHIFT) & CODE_MASK
@@ -301,7 +336,7 @@ class Hand:
                     if self._legal_version == self.version:
                         legal = self._legal_mask
                     else:
-                        legal = self._rules.legal_mask(held, self._trick)
+                        legal = self._rules.legal_mask(held, self._trick)  # type: ignore[union-attr]
                     if legal >> index & 1:
                         self._stack.append(self._snapshot(self))
                         self.version += 1
@@ -425,29 +460,29 @@ class Hand:
         self._place_card(seat, index)
 
     def _place_card(self, seat: int, index: int) -> None:
-        hands = list(self._hands)
+        hands = list(self._hands)  # list-and-back is the cheapest way to replace one item
         mask = hands[seat]
         bit = 1 << index
-        hands[seat] = mask ^ (bit << COPY_SHIFT) if mask >> COPY_SHIFT & bit else mask ^ bit
+        hands[seat] = mask ^ (bit << COPY_SHIFT) if (mask >> COPY_SHIFT) & bit else mask ^ bit
         self._hands = tuple(hands)
-        if not self._trick:
+        trick = self._trick
+        if not trick:
+            self._leader = seat
             self._on_lead(seat, index)
-        self._trick = (*self._trick, index)
-        self._trick_seats = (*self._trick_seats, seat)
-        if len(self._trick) < self._per_trick:
+        trick = self._trick = (*trick, index)
+        if len(trick) < self._per_trick:
             self.to_act = self._next[seat]
-            return
-        self._complete_trick()
+        else:
+            self._complete_trick(trick)
 
-    def _complete_trick(self) -> None:
-        assert self._rules is not None
-        winner = self._trick_seats[self._rules.winner(self._trick)]
-        self._tricks = (*self._tricks, Trick(self._trick_seats[0], self._trick_seats, self._trick, winner))
+    def _complete_trick(self, trick: tuple[int, ...]) -> None:
+        seats = self._orders[self._leader]
+        winner = seats[self._rules.winner(trick)]  # type: ignore[union-attr]
+        self._tricks = (*self._tricks, Trick(self._leader, seats, trick, winner))
         won = list(self._won)
         won[winner] += 1
         self._won = tuple(won)
         self._trick = ()
-        self._trick_seats = ()
         self.to_act = winner
         if not self._hands[winner] or self._play_finished():
             self.phase = OVER

@@ -28,6 +28,7 @@ class Match:
         self.options = options if options is not None else game.options(None, self.players)
         self._settled = game.start(self.players, self.options, start)
         self.hands: list[Hand] = []
+        self._pack_indices = sorted(c.index for c in game.pack)
         self._folded: tuple[Hand, int, Standing] | None = None  # the current hand's result, cached
 
     @property
@@ -50,21 +51,20 @@ class Match:
 
     def deal(self, hands: Sequence[Sequence[Card]], rest: Sequence[Card] = (), dealer: int | None = None) -> Hand:
         """Start the next hand with these cards; the dealer follows the rotation if omitted."""
-        if self.standing.over:
+        standing = self.standing
+        if standing.over:
             raise MatchOver("the match is over: no further hand can be dealt")
-        if self.current is not None and not self.current.is_over():
+        if self.hands and not self.hands[-1].is_over():
             raise DealError("the current hand has not ended: it cannot be dealt again yet")
-        dealer = self._check_dealer(dealer)
+        dealer = self._check_dealer(dealer, standing.next_dealer)
         self._check_cards(hands, rest, dealer)
-        if self.current is not None:
-            self._settled = self.standing
+        self._settled = standing
         deal = Deal(dealer, tuple(tuple(h) for h in hands), tuple(rest))
         hand = self.game.new_hand(deal, self.options, self._settled)
         self.hands.append(hand)
         return hand
 
-    def _check_dealer(self, dealer: int | None) -> int:
-        expected = self.standing.next_dealer
+    def _check_dealer(self, dealer: int | None, expected: int | None) -> int:
         if dealer is None:
             if expected is None:
                 raise DealError("the first deal must name its dealer")
@@ -78,8 +78,10 @@ class Match:
     def _check_cards(self, hands: Sequence[Sequence[Card]], rest: Sequence[Card], dealer: int) -> None:
         if len(hands) != self.players:
             raise DealError(f"the deal has {len(hands)} hands, one per seat is {self.players}")
-        difference = pack_difference(self.game.pack, [c for h in hands for c in h] + list(rest))
-        if difference:
+        dealt = [c for h in hands for c in h]
+        dealt.extend(rest)
+        if sorted([c.index for c in dealt]) != self._pack_indices:  # cheap check first; names come after
+            difference = pack_difference(self.game.pack, dealt)
             raise DeckMismatch(f"the cards dealt are not the {self.game.title} pack: {difference.describe()}")
         shape = self.game.deal_shape(self.players, self.options, dealer)
         for seat, (hand, size) in enumerate(zip(hands, shape.per_seat, strict=True)):

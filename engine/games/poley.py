@@ -65,6 +65,7 @@ class Stage(IntEnum):
 
 
 class PoleyHand(Hand):
+    __slots__ = ("_bid", "_holder", "_next_idx", "_stage", "contract", "declarer", "order", "trump")
     STATE = (*Hand.STATE, "declarer", "contract", "trump", "_bid", "_holder", "_next_idx", "_stage")
     GAME = "poley"
 
