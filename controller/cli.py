@@ -21,12 +21,12 @@ bench_app = typer.Typer(no_args_is_help=True, help="Measure the engine, vision a
 app.add_typer(bench_app, name="bench")
 
 console = Console()
-errors = Console(stderr=True)
 
 
 def fail(message: str, code: int = 2) -> None:
     """One clear line on stderr, then exit: no tracebacks for bad input."""
-    errors.print(f"croupier: {message}", style="red", markup=False, highlight=False)
+    # Plain write, not rich: a one-line message must never be wrapped into two.
+    sys.stderr.write(f"croupier: {' '.join(message.split())}\n")
     raise typer.Exit(code)
 
 

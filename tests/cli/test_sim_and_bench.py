@@ -1,0 +1,53 @@
+"""`croupier sim` and `croupier bench` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import run_croupier
+
+
+def test_headless_sim_prints_the_match_result():
+    done = run_croupier("sim", "--headless", "--hands", "3", "--seed", "5")
+    assert done.returncode == 0, done.stderr
+    assert "3 hand(s)" in done.stdout and "Match:" in done.stdout
+
+
+def test_sim_json_is_what_the_referee_says_of_its_log(tmp_path):
+    log = tmp_path / "match.json"
+    done = run_croupier("sim", "--headless", "--json", "--seed", "11", "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["match"]["over"] is True  # no --hands: played to the end of the game
+    assert 2 in result["match"]["horses"]
+    replayed = run_croupier("referee", "--json", str(log))
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(replayed.stdout) == result
+
+
+def test_the_same_seed_plays_the_same_match():
+    first = run_croupier("sim", "--headless", "--json", "--hands", "4", "--seed", "3")
+    second = run_croupier("sim", "--headless", "--json", "--hands", "4", "--seed", "3")
+    assert first.stdout == second.stdout
+    other = run_croupier("sim", "--headless", "--json", "--hands", "4", "--seed", "4")
+    assert other.stdout != first.stdout
+
+
+def test_the_shown_sim_plays_each_card_in_the_terminal():
+    done = run_croupier("sim", "--hands", "2", "--seed", "2", "--speed", "10000")
+    assert done.returncode == 0, done.stderr
+    assert "Hand 1:" in done.stdout and "Hand 2:" in done.stdout
+    assert " plays " in done.stdout and " calls " in done.stdout
+
+
+def test_sim_rejects_an_unknown_game_in_one_line():
+    done = run_croupier("sim", "--headless", "--game", "skat")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "unknown game 'skat'" in done.stderr
+
+
+def test_bench_engine_reports_figures():
+    done = run_croupier("bench", "engine", "--game", "poley", "--runs", "1", "--hands", "50", "--json")
+    assert done.returncode == 0, done.stderr
+    (figures,) = json.loads(done.stdout)
+    assert figures["game"] == "poley" and figures["cards_per_s"] > 0 and figures["legal_queries_per_s"] > 0

@@ -1,0 +1,37 @@
+"""The dependency direction of docs: the engine imports nothing outside the standard library."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = {"engine", "controller", "simulators", "benchmarks", "firmware_bridge", "vision", "hardware", "api"}
+
+
+def imported_roots(package: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / package).rglob("*.py"):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+        found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+def test_engine_uses_only_the_standard_library_and_itself():
+    for module, names in imported_roots("engine").items():
+        outside = {n for n in names if n != "engine" and n not in sys.stdlib_module_names}
+        assert not outside, f"{module} imports {outside}"
+
+
+def test_engine_never_reaches_for_io_clocks_or_randomness():
+    forbidden = {"random", "time", "datetime", "os", "socket", "threading", "secrets", "subprocess"}
+    allowed = {"engine/log.py": {"json"}}
+    for module, names in imported_roots("engine").items():
+        assert not (names & forbidden) - allowed.get(module, set()), module
