@@ -41,14 +41,13 @@ def referee(
     except (OSError, UnicodeDecodeError) as exc:
         fail(f"cannot read {log}: {exc.strerror if isinstance(exc, OSError) else exc}")
     try:
-        report = referee_text(text)
+        result = referee_text(text)
     except MalformedLog as exc:
         fail(f"{log}: malformed table log: {exc}")
     if as_json:
-        sys.stdout.write(json.dumps(report) + "\n")
+        sys.stdout.write(json.dumps(result.report()) + "\n")
         return
-    players = len(json.loads(text).get("events", [{}])[0].get("hands", [])) if report["hands"] else 4
-    print_report(console, report, players)
+    print_report(console, result.report(), result.match.players)
 
 
 @app.command()

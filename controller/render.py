@@ -14,15 +14,15 @@ COMPASS = "NESW"
 def seat_label(seat: int | None, players: int = 4) -> str:
     if seat is None:
         return "-"
-    return f"{COMPASS[seat]} ({seat})" if players == 4 else str(seat)
+    return f"{seat} {COMPASS[seat]}" if players == 4 else str(seat)
 
 
 def result_table(report: dict[str, Any], players: int = 4) -> Table:
     table = Table(title=f"{report['game']}: {len(report['hands'])} hand(s)", show_lines=False)
-    for column in ("#", "dealer", "declarer", "contract", "trump", "tricks", "result", "score", "violations"):
-        table.add_column(column, justify="right" if column in ("#", "violations") else "left")
+    for column in ("#", "dealer", "decl.", "contract", "trump", "tricks", "result", "score", "viol."):
+        table.add_column(column, justify="right" if column in ("#", "viol.") else "left", no_wrap=True)
     for number, hand in enumerate(report["hands"], start=1):
-        result = hand["result"] or f"in progress ({hand.get('phase')}, seat {hand.get('to_act')} to act)"
+        result = hand["result"] or f"{hand.get('phase')}: {seat_label(hand.get('to_act'), players)}"
         score = hand["score"]
         table.add_row(
             str(number),

@@ -344,14 +344,17 @@ def hand_report(hand: Hand, violations: Iterable[Violation]) -> dict[str, Any]:
     return out
 
 
-def referee_text(text: str) -> dict[str, Any]:
-    """Parse and replay a log, event by event; return the result or raise MalformedLog."""
+def referee_text(text: str) -> Referee:
+    """Parse and replay a log, event by event (so the first bad event is the one reported).
+
+    Returns the referee, whose ``report()`` is the JSON result; raises MalformedLog.
+    """
     header, raw_events = _parse_header(_json(text))
     log = TableLog(*header)
     referee = Referee.for_log(log)
     for index, raw in enumerate(raw_events):
         referee.apply(parse_event(log, raw, index), index)
-    return referee.report()
+    return referee
 
 
 def replay(log: TableLog) -> Referee:
