@@ -2,8 +2,9 @@
 
 Each hand is dealt through :meth:`Match.deal` (pack checked, dealer rotation), then every
 action, auction included, is chosen at random from ``legal_actions()`` and applied with
-``push()``, exactly as a referee or a search would drive the engine. Single thread; the
-figure reported is the median of several runs.
+``push()``, exactly as a referee or a search would drive the engine. The packs are shuffled
+before the clock starts: shuffling is the harness's work, not the engine's. Single thread;
+the figure reported is the median of several runs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.actions import Play
+from engine.cards import Card
 from engine.game import Game
 from engine.match import Match
 
@@ -49,20 +51,35 @@ class PlayoutFigures:
         }
 
 
-def playout_run(game: Game, hands: int, seed: int) -> PlayoutRun:
-    """Play ``hands`` random legal hands; count cards played and legal-action queries."""
-    rng = random.Random(seed)
+def random_deals(game: Game, hands: int, rng: random.Random) -> list[list[Card]]:
+    """Shuffled packs for ``hands`` hands: made before the clock starts (harness, not engine)."""
+    deals = []
     pack = list(game.pack)
-    match = Match(game)
+    for _ in range(hands):
+        rng.shuffle(pack)
+        deals.append(list(pack))
+    return deals
+
+
+def playout_run(game: Game, hands: int, seed: int) -> PlayoutRun:
+    """Play ``hands`` random legal hands; count cards played and legal-action queries.
+
+    The clock covers everything the engine does: ``Match.deal`` (pack check, dealer
+    rotation, the new hand), every ``legal_actions()`` and ``push()``, and the folding of
+    each result into the match standing.
+    """
+    rng = random.Random(seed)
+    deals = random_deals(game, hands, rng)
     random_unit = rng.random  # faster than rng.choice, and just as uniform for these sizes
+    match = Match(game)
     cards = queries = 0
     started = time.perf_counter()
-    for _ in range(hands):
+    for pack in deals:
         standing = match.standing
         if standing.over:
-            match, standing = Match(game), Match(game).standing
+            match = Match(game)
+            standing = match.standing
         dealer = 0 if standing.next_dealer is None else standing.next_dealer
-        rng.shuffle(pack)
         shape = game.deal_shape(match.players, match.options, dealer)
         split, at = [], 0
         for size in shape.per_seat:

@@ -115,7 +115,7 @@ def bench_engine(
     if as_json:
         sys.stdout.write(json.dumps([f.to_json() for f in figures]) + "\n")
         return
-    table = Table(title="Engine: random legal playouts (single thread, median of runs)")
+    table = Table(title="Engine: random legal playouts (single thread, median of runs; packs shuffled untimed)")
     for column in ("game", "cards/s", "legal queries/s", "hands/s", "cards/hand", "runs x hands"):
         table.add_column(column, justify="right")
     for f in figures:

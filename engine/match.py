@@ -78,14 +78,15 @@ class Match:
     def _check_cards(self, hands: Sequence[Sequence[Card]], rest: Sequence[Card], dealer: int) -> None:
         if len(hands) != self.players:
             raise DealError(f"the deal has {len(hands)} hands, one per seat is {self.players}")
-        dealt = [c for h in hands for c in h]
-        dealt.extend(rest)
-        if sorted([c.index for c in dealt]) != self._pack_indices:  # cheap check first; names come after
-            difference = pack_difference(self.game.pack, dealt)
+        dealt = [c.index for h in hands for c in h]
+        dealt.extend([c.index for c in rest])
+        dealt.sort()
+        if dealt != self._pack_indices:  # a cheap comparison first; the cards are named after
+            difference = pack_difference(self.game.pack, [c for h in hands for c in h] + list(rest))
             raise DeckMismatch(f"the cards dealt are not the {self.game.title} pack: {difference.describe()}")
         shape = self.game.deal_shape(self.players, self.options, dealer)
-        for seat, (hand, size) in enumerate(zip(hands, shape.per_seat, strict=True)):
-            if len(hand) != size:
-                raise DealError(f"seat {seat} was dealt {len(hand)} cards; {self.game.title} deals it {size}")
+        if [len(h) for h in hands] != list(shape.per_seat):
+            seat, size = next((s, n) for s, n in enumerate(shape.per_seat) if len(hands[s]) != n)
+            raise DealError(f"seat {seat} was dealt {len(hands[seat])} cards; {self.game.title} deals it {size}")
         if len(rest) != shape.rest:
             raise DealError(f"{len(rest)} cards were left undealt; {self.game.title} leaves {shape.rest}")

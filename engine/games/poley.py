@@ -35,6 +35,7 @@ SHOOTER = LADDER[-1]
 VALUES = (1, 2, 2, 4, 3, 6, 4, 8, 10, 20)
 NAMES = {"5": "poley", "5H": "shooter"}
 HORSE_AT = 20
+_SHAPE = DealShape((5, 5, 5, 5), 2)  # five cards each, two dead cards
 TRUMP_SUITS = (Suit.CLUBS, Suit.HEARTS, Suit.SPADES)
 DECLARES = tuple(Declare(trump=s) for s in TRUMP_SUITS)
 
@@ -208,24 +209,25 @@ class PoleyHand(Hand):
         made = self.team_tricks()[self.declarer % 2] >= tricks_needed(self.contract)
         return "made" if made else "set"
 
-    def result(self) -> HandResult:
+    def score(self) -> tuple[int, int] | None:
+        """The contract's value to the side that earned it; None while the hand goes on."""
         outcome = self.outcome()
-        score: tuple[int, ...] | None = None
-        if outcome == "void":
-            score = (0, 0)
-        elif outcome is not None:
-            assert self.contract is not None and self.declarer is not None
-            winner = self.declarer % 2 if outcome == "made" else 1 - self.declarer % 2
-            points = VALUES[self.contract.level]
-            score = (points, 0) if winner == 0 else (0, points)
+        if outcome is None or outcome == "void":
+            return None if outcome is None else (0, 0)
+        assert self.contract is not None and self.declarer is not None
+        winner = self.declarer % 2 if outcome == "made" else 1 - self.declarer % 2
+        points = VALUES[self.contract.level]
+        return (points, 0) if winner == 0 else (0, points)
+
+    def result(self) -> HandResult:
         return HandResult(
             dealer=self.dealer,
             declarer=self.declarer,
             contract=self.contract.text if self.contract else None,
             trump=self.trump,
             tricks=self.team_tricks(),
-            result=outcome,
-            score=score,
+            result=self.outcome(),
+            score=self.score(),
             phase=self.phase,
             to_act=self.to_act,
         )
@@ -257,7 +259,7 @@ class Poley(Game):
         return call
 
     def deal_shape(self, players: int, options: Any, dealer: int) -> DealShape:
-        return DealShape((5, 5, 5, 5), 2)
+        return _SHAPE
 
     def new_hand(self, deal: Deal, options: Any, standing: Standing) -> PoleyHand:
         return PoleyHand(deal, options)
@@ -270,17 +272,19 @@ class Poley(Game):
 
     def after_hand(self, standing: Standing, hand: Hand) -> PoleyStanding:
         assert isinstance(standing, PoleyStanding) and isinstance(hand, PoleyHand)
-        result = hand.result()
-        last_dealt = tuple(standing.hands_played if s == hand.dealer else d for s, d in enumerate(standing.last_dealt))
-        score = tuple(a + b for a, b in zip(standing.score, result.score or (0, 0), strict=True))
+        dealt = list(standing.last_dealt)
+        dealt[hand.dealer] = standing.hands_played
+        last_dealt = tuple(dealt)
+        gained = hand.score() or (0, 0)
+        score = (standing.score[0] + gained[0], standing.score[1] + gained[1])
         horses = standing.horses
         next_dealer = (hand.dealer + 1) % 4
-        horse_winner = next((team for team in (0, 1) if score[team] >= HORSE_AT), None)
-        if horse_winner is not None:
-            horses = tuple(h + (team != horse_winner) for team, h in enumerate(horses))
+        horse_winner = 0 if score[0] >= HORSE_AT else 1 if score[1] >= HORSE_AT else None
+        if horse_winner is not None:  # a horse against the other side; both scores start again
+            horses = (horses[0], horses[1] + 1) if horse_winner == 0 else (horses[0] + 1, horses[1])
             score = (0, 0)
             next_dealer = schimpf_dealer(hand.dealer, horse_winner, last_dealt)
-        loser = next((team for team in (0, 1) if horses[team] >= 2), None)
+        loser = 0 if horses[0] >= 2 else 1 if horses[1] >= 2 else None
         return PoleyStanding(
             score=score,
             horses=horses,
