@@ -136,6 +136,16 @@ class FiftySixHand(Hand):
         self._bidder = -1
         self._passes = 0  # consecutive passes since the last bid or double
 
+    @property
+    def standing_bid(self) -> Call | None:
+        """The highest bid so far (None before the opening)."""
+        return self._bid
+
+    @property
+    def bidder(self) -> int:
+        """The seat that made the standing bid (-1 before the opening)."""
+        return self._bidder
+
     # --- auction -------------------------------------------------------------------
 
     def _legal_calls(self) -> Sequence[Call]:
@@ -238,8 +248,8 @@ class FiftySixHand(Hand):
         if not self._early:
             return False
         assert self.contract is not None and self.declarer is not None
-        ours = self.points()[self.declarer % 2]
-        theirs = self.points()[1 - self.declarer % 2]
+        points = self.points()
+        ours, theirs = points[self.declarer % 2], points[1 - self.declarer % 2]
         return ours >= self.contract.level or theirs > HIGHEST - self.contract.level
 
     def points(self) -> tuple[int, int]:

@@ -259,13 +259,13 @@ class Nap(Game):
 
     def options(self, raw: Mapping[str, Any] | None = None, players: int | None = None) -> NapOptions:
         players = players if players is not None else self.default_players()
-        options = parse_options(NapOptions, raw)
-        sits_out = options.dealer_sits_out
-        if sits_out is None:
-            return dataclasses.replace(options, dealer_sits_out=players == 6)
+        raw = dict(raw or {})
+        sits_out = raw.pop("dealer-sits-out", players == 6)  # its default depends on the players
+        if not isinstance(sits_out, bool):
+            raise InvalidOption(f"option 'dealer-sits-out' must be true or false, not {sits_out!r}")
         if sits_out and players < 5:
             raise InvalidOption(f"option 'dealer-sits-out' can be true only with 5 or 6 players, not {players}")
-        return options
+        return dataclasses.replace(parse_options(NapOptions, raw), dealer_sits_out=sits_out)
 
     def parse_call(self, text: str, options: Any) -> Call:
         call = _CALLS.get(text.strip().lower())
