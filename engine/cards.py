@@ -211,8 +211,19 @@ def _sorted_indices(pack: tuple[Card, ...]) -> list[int]:
     return sorted(c.index for c in pack)
 
 
+_SORTED_BY_ID: dict[int, tuple[Sequence[Card], list[int]]] = {}
+
+
 def sorted_indices(pack: Sequence[Card]) -> list[int]:
-    return _sorted_indices(tuple(pack)) if not isinstance(pack, tuple) else _sorted_indices(pack)
+    # A game's pack is one long-lived tuple: look it up by identity, since hashing a tuple
+    # of 52 cards (Card.__hash__ is Python code) costs more than the comparison it saves.
+    found = _SORTED_BY_ID.get(id(pack))
+    if found is not None and found[0] is pack:
+        return found[1]
+    result = _sorted_indices(tuple(pack)) if not isinstance(pack, tuple) else _sorted_indices(pack)
+    if isinstance(pack, tuple) and len(_SORTED_BY_ID) < 64:
+        _SORTED_BY_ID[id(pack)] = (pack, result)
+    return result
 
 
 def pack_difference(pack: Sequence[Card], got: Iterable[Card]) -> PackDifference:

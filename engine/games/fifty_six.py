@@ -57,7 +57,7 @@ def seed_notation(card: Card, symbols: bool = True) -> str:
 
 
 def card_points(indices: Sequence[int]) -> int:
-    return sum(POINTS[i] for i in indices)
+    return sum(map(POINTS.__getitem__, indices))
 
 
 # --- calls ----------------------------------------------------------------------------------
@@ -317,6 +317,9 @@ def settle(chips: tuple[int, ...], score: tuple[int, ...], match_end: str) -> tu
     return (new[0], new[1]), (1 - payer if lost else None)
 
 
+_SHAPE = DealShape((8,) * 6, 0)
+
+
 class FiftySix(Game):
     name = "fifty-six"
     title = "Fifty-Six"
@@ -339,7 +342,7 @@ class FiftySix(Game):
         return call
 
     def deal_shape(self, players: int, options: Any, dealer: int) -> DealShape:
-        return DealShape((8,) * 6, 0)
+        return _SHAPE
 
     def new_hand(self, deal: Deal, options: Any, standing: Standing) -> FiftySixHand:
         return FiftySixHand(deal, options)

@@ -247,6 +247,9 @@ class NapStanding(Standing):
         return out
 
 
+_SHAPES: dict[tuple[int, bool, int], DealShape] = {}
+
+
 class Nap(Game):
     name = "nap"
     title = "Nap"
@@ -280,8 +283,12 @@ class Nap(Game):
         return ["pass", *allowed]
 
     def deal_shape(self, players: int, options: Any, dealer: int) -> DealShape:
-        per_seat = tuple(0 if options.dealer_sits_out and s == dealer else HAND_SIZE for s in range(players))
-        return DealShape(per_seat, 52 - sum(per_seat))
+        key = (players, options.dealer_sits_out, dealer)
+        shape = _SHAPES.get(key)
+        if shape is None:
+            per_seat = tuple(0 if options.dealer_sits_out and s == dealer else HAND_SIZE for s in range(players))
+            shape = _SHAPES[key] = DealShape(per_seat, 52 - sum(per_seat))
+        return shape
 
     def new_hand(self, deal: Deal, options: Any, standing: Standing) -> NapHand:
         assert isinstance(standing, NapStanding)
