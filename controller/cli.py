@@ -69,6 +69,8 @@ def sim(
 
     try:
         chosen = get_game(game)
+        if players is not None and players not in chosen.seat_counts:
+            fail(f"{chosen.title} is played by {' or '.join(map(str, chosen.seat_counts))} players, not {players}")
         table = SimulatedTable(chosen, players=players, seed=seed)
     except EngineError as exc:
         fail(str(exc))

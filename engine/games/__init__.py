@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from engine.errors import BadNotation
 from engine.game import Game
+from engine.games.fifty_six import FIFTY_SIX
+from engine.games.nap import NAP_GAME
 from engine.games.poley import POLEY
 
-GAMES: dict[str, Game] = {g.name: g for g in (POLEY,)}
+GAMES: dict[str, Game] = {g.name: g for g in (POLEY, FIFTY_SIX, NAP_GAME)}
 
 
 def get_game(name: str) -> Game:

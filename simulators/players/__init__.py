@@ -8,10 +8,14 @@ from __future__ import annotations
 import random
 
 from simulators.players.base import Player, RandomPlayer
+from simulators.players.fifty_six import FiftySixPlayer
+from simulators.players.nap import NapPlayer
 from simulators.players.poley import PoleyPlayer
 
 PLAYERS: dict[str, type[RandomPlayer]] = {
     "poley": PoleyPlayer,
+    "fifty-six": FiftySixPlayer,
+    "nap": NapPlayer,
 }
 
 

@@ -1,0 +1,43 @@
+"""Random legal hands through the public API, for the property tests."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.game import Game
+from engine.hand import Hand
+from engine.match import Match
+
+
+def deal_random(match: Match, rng: random.Random, dealer: int | None = None) -> Hand:
+    pack = list(match.game.pack)
+    rng.shuffle(pack)
+    first = match.next_dealer() is None
+    shape = match.game.deal_shape(match.players, match.options, dealer if first else match.next_dealer())  # type: ignore[arg-type]
+    hands, at = [], 0
+    for size in shape.per_seat:
+        hands.append(pack[at : at + size])
+        at += size
+    return match.deal(hands, pack[at:], dealer if first else None)
+
+
+def play_out(hand: Hand, rng: random.Random) -> None:
+    while not hand.is_over():
+        legal = hand.legal_actions()
+        hand.push(legal[rng.randrange(len(legal))])
+
+
+def random_match(game: Game, seed: int, hands: int, options: Any = None, players: int | None = None) -> Match:
+    rng = random.Random(seed)
+    match = Match(game, options, players)
+    for _ in range(hands):
+        if match.standing.over:
+            break
+        play_out(deal_random(match, rng, dealer=rng.randrange(match.players)), rng)
+    return match
+
+
+def state(hand: Hand) -> tuple[Any, ...]:
+    """Everything undo must restore: the hand's state attributes and what it offers."""
+    return (hand._snapshot(hand), tuple(hand.legal_actions()), len(hand.moves))
