@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from engine.errors import BadNotation
 from engine.game import Game
+from engine.games.bid_whist import BID_WHIST
 from engine.games.poley import POLEY
+from engine.games.shelem import SHELEM
 
-GAMES: dict[str, Game] = {g.name: g for g in (POLEY,)}
+GAMES: dict[str, Game] = {g.name: g for g in (POLEY, SHELEM, BID_WHIST)}
 
 
 def get_game(name: str) -> Game:
