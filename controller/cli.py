@@ -26,7 +26,7 @@ errors = Console(stderr=True)
 
 def fail(message: str, code: int = 2) -> None:
     """One clear line on stderr, then exit: no tracebacks for bad input."""
-    errors.print(f"croupier: {message}", style="red", markup=False, highlight=False)
+    errors.print(f"croupier: {message}", style="red", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
