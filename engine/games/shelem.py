@@ -211,35 +211,32 @@ class ShelemHand(Hand):
         return (tricks[0], tricks[1]), (points[0], points[1])
 
     def outcome(self) -> str | None:
-        if not self.is_over():
-            return None
-        if self.contract is None or self.declarer is None:
-            return "void"
-        _, points = self.counts()
-        return "made" if points[self.declarer % 2] >= int(self.contract.text) else "set"
+        return self._settle(self.counts()[1])[0]
 
     def score(self) -> tuple[int, int] | None:
-        outcome = self.outcome()
-        if outcome is None:
-            return None
-        if outcome == "void":
-            return (0, 0)
-        assert self.contract is not None and self.declarer is not None
-        _, points = self.counts()
-        team = self.declarer % 2
-        ours, theirs = hand_score(self.options.made_score, int(self.contract.text), points[team], points[1 - team])
-        return (ours, theirs) if team == 0 else (theirs, ours)
+        return self._settle(self.counts()[1])[1]
+
+    def _settle(self, points: tuple[int, int]) -> tuple[str | None, tuple[int, int] | None]:
+        """The outcome and the score change per team, from the points per team."""
+        if not self.is_over():
+            return None, None
+        if self.contract is None or self.declarer is None:
+            return "void", (0, 0)
+        team, bid = self.declarer % 2, int(self.contract.text)
+        ours, theirs = hand_score(self.options.made_score, bid, points[team], points[1 - team])
+        return ("made" if points[team] >= bid else "set"), ((ours, theirs) if team == 0 else (theirs, ours))
 
     def result(self) -> HandResult:
         tricks, points = self.counts()
+        outcome, score = self._settle(points)
         return HandResult(
             dealer=self.dealer,
             declarer=self.declarer,
             contract=self.contract.text if self.contract else None,
             trump=self.trump,
             tricks=tricks,
-            result=self.outcome(),
-            score=self.score(),
+            result=outcome,
+            score=score,
             phase=self.phase,
             to_act=self.to_act,
             points=points if self.contract is not None else None,
