@@ -203,7 +203,7 @@ class ShelemHand(Hand):
         for trick in self._tricks:
             team = trick.winner % 2
             tricks[team] += 1
-            points[team] += TRICK_POINTS + sum(CARD_POINTS[i] for i in trick.indices)
+            points[team] += TRICK_POINTS + sum(map(CARD_POINTS.__getitem__, trick.indices))
         owner = self.pile_owner()
         if owner is not None and self.buried is not None:
             tricks[owner] += 1
