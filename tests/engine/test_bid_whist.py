@@ -200,9 +200,9 @@ def test_no_trump_jokers_never_win_and_a_led_joker_lets_the_next_card_set_the_su
         hand.push(play(card(code)))
     assert not hand.is_legal(play(card("BJ")))  # N holds hearts: he must follow
     hand.push(play(card("6H")))
-    hand.push(play(card("3D")) if False else play(card("2S")))  # E is void in hearts
+    hand.push(play(card("2S")))  # E is void in hearts: any card, and it cannot win
     assert hand.tricks[-1].winner == 3
-    # W leads; N, void of nothing yet, cannot play a joker while he can follow
+    # W leads a spade; N holds 7S, so he cannot play a joker
     hand.push(play(card("KS")))
     assert not hand.is_legal(play(card("LJ")))
 
