@@ -6,7 +6,7 @@ import json
 import sys
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -95,6 +95,7 @@ def bench_engine(
     runs: Annotated[int, typer.Option(min=1, help="Runs per game; the median is reported.")] = 5,
     hands: Annotated[int, typer.Option(min=1, help="Hands per run.")] = 4000,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    rlcard: Annotated[bool, typer.Option(help="Compare with RLCard's bridge, if installed.")] = True,
 ) -> None:
     """Random legal playouts through the engine's public API: cards/s and legal queries/s."""
     from rich.table import Table
@@ -130,6 +131,24 @@ def bench_engine(
             f"{f.runs} x {f.hands_per_run}",
         )
     console.print(table)
+    if rlcard:
+        _compare_with_rlcard(figures)
+
+
+def _compare_with_rlcard(figures: list[Any]) -> None:
+    """RLCard's bridge random playouts in this process, and each game's speed relative to it."""
+    from benchmarks.rlcard_bridge import rlcard_bridge_figures
+
+    with console.status("playing RLCard bridge hands...", spinner="dots"):
+        reference = rlcard_bridge_figures()
+    if reference is None:
+        console.print("RLCard is not installed: comparison skipped (pip install 'croupier[bench]')")
+        return
+    console.print(
+        f"{reference.name}: {reference.cards_per_s:,.0f} cards/s ({reference.runs} x {reference.hands_per_run})"
+    )
+    for f in figures:
+        console.print(f"  {f.game}: {f.cards_per_s / reference.cards_per_s:.1f} x RLCard bridge")
 
 
 def main() -> None:

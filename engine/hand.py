@@ -415,8 +415,8 @@ class Hand:
             actor = self.to_act if seat is None else seat
             if actor is None:
                 self._check_phase(PLAY, action, seat)
-            else:
-                self._check_play(action.card.index, actor)
+            elif not self._check_play(action.card.index, actor) >> action.card.index & 1:
+                raise self._explain_play(actor, action.card.index)
             return
         wanted = {Call: AUCTION, Declare: DECLARE, Discard: DISCARD, JokerSwap: JOKER_SWAP}
         self._check_phase(wanted[type(action)], action, seat)

@@ -11,6 +11,7 @@ from engine.match import Match
 
 
 def deal_random(match: Match, rng: random.Random, dealer: int | None = None) -> Hand:
+    """Deal the next hand of ``match`` from a shuffled pack (``dealer`` only for the first)."""
     pack = list(match.game.pack)
     rng.shuffle(pack)
     first = match.next_dealer() is None
@@ -20,6 +21,12 @@ def deal_random(match: Match, rng: random.Random, dealer: int | None = None) -> 
         hands.append(pack[at : at + size])
         at += size
     return match.deal(hands, pack[at:], dealer if first else None)
+
+
+def deal_hand(game: Game, rng: random.Random, options: Any = None, dealer: int = 0) -> tuple[Match, Hand]:
+    """A new match and its first hand, dealt by ``dealer``."""
+    match = Match(game, options)
+    return match, deal_random(match, rng, dealer)
 
 
 def play_out(hand: Hand, rng: random.Random) -> None:
@@ -39,5 +46,6 @@ def random_match(game: Game, seed: int, hands: int, options: Any = None, players
 
 
 def state(hand: Hand) -> tuple[Any, ...]:
-    """Everything undo must restore: the hand's state attributes and what it offers."""
-    return (hand._snapshot(hand), tuple(hand.legal_actions()), len(hand.moves))
+    """Everything undo must restore: the state attributes, the moves, what the hand offers."""
+    legal = hand.legal_actions()
+    return hand._snapshot(hand), tuple(hand.moves), len(legal), tuple(legal[:50]), hand.result()
