@@ -5,9 +5,11 @@ progress, the tricks taken, undo. Each game subclasses it and supplies its aucti
 declarer's actions, its trick rules, when play stops and how the hand scores.
 
 The hand's mutable state lives in a few attributes that only ever hold immutable values
-(ints, tuples, None). ``push`` saves them all before changing anything, ``pop`` restores
-them, so undo is exact by construction. A subclass lists its own state attributes in
-``STATE``.
+(ints, tuples, None); a subclass lists its own in ``STATE``. Before every auction or
+declarer action, and before the first card of each trick, ``push`` saves them all; ``pop``
+restores the last save and plays again the cards of the trick that followed it. Undo is so
+exact by construction, while the cards inside a trick, the hot path of every playout, save
+nothing (fewer allocations also means far less work for Python's garbage collector).
 """
 
 from __future__ import annotations
@@ -64,6 +66,10 @@ class Trick(NamedTuple):
         return tuple(CARDS[i] for i in self.indices)
 
 
+# Trick(...) runs a Python-level __new__; tuple.__new__ makes the same value at C speed.
+_new_trick = functools.partial(tuple.__new__, Trick)
+
+
 @dataclass(frozen=True, slots=True)
 class Revoke:
     """A play that broke a play rule and stood (revoke policy ``penalise``)."""
@@ -104,6 +110,8 @@ def _play_chunks() -> tuple[tuple[tuple[Play, ...], ...], ...]:
 
 
 _PLAY_CHUNKS = _play_chunks()
+# Every (seat, play) pair a hand can record, made once: a move then costs no allocation.
+_SEAT_PLAYS: tuple[tuple[tuple[int, Play], ...], ...] = tuple(tuple((seat, p) for p in PLAYS) for seat in range(8))
 
 
 _PLAYS_BY_MASK: dict[int, tuple[Play, ...]] = {}
@@ -121,7 +129,8 @@ def plays_of(mask: int) -> tuple[Play, ...]:
 
 def _plays_of(mask: int) -> list[Play]:
     out: list[Play] = []
-    chunk = 0
+    chunk = ((mask & -mask).bit_length() - 1) >> 3 if mask else 0  # skip the empty low bytes
+    mask >>= chunk << 3
     while mask:
         byte = mask & 255
         if byte:
@@ -191,6 +200,8 @@ class Hand:
         "_legal_mask",
         "_legal_version",
         "_next",
+        "_offered",
+        "_offered_version",
         "_orders",
         "_per_trick",
         "_revokes",
@@ -230,7 +241,8 @@ class Hand:
         self.moves: list[tuple[int, Action]] = []
         self.version = 0  # counts every push and pop: a cheap "has this hand changed?" check
         self._legal_version, self._legal_mask = -1, 0  # the last legal-play mask computed
-        self._stack: list[tuple[Any, ...]] = []
+        self._offered_version, self._offered = -1, ()  # the last other legal actions computed
+        self._stack: list[tuple[int, tuple[Any, ...]]] = []  # (len(moves) then, state) saves
         self.phase = AUCTION
         self.to_act: int | None = self.next_seat(self.dealer)
         self._hands: tuple[int, ...] = tuple([hand_mask(h) for h in deal.hands])
@@ -297,16 +309,21 @@ class Hand:
             mask = self._hands[self.to_act]  # type: ignore[index]
             legal = self._rules.legal_mask((mask | mask >> COPY_SHIFT) & CODE_MASK, self._trick)  # type: ignore[union-attr]
             self._legal_version, self._legal_mask = self.version, legal
-            return plays_of(legal)
+            found = _PLAYS_BY_MASK.get(legal)
+            return found if found is not None else plays_of(legal)
+        if self._offered_version == self.version:  # asked again before anything changed
+            return self._offered
+        offered: Sequence[Action] = ()
         if phase is AUCTION:
-            return self._legal_calls()
-        if phase is DECLARE:
-            return self._legal_declares()
-        if phase is DISCARD:
-            return self._legal_discards()
-        if phase is JOKER_SWAP:
-            return self._legal_swaps()
-        return []
+            offered = self._legal_calls()
+        elif phase is DECLARE:
+            offered = self._legal_declares()
+        elif phase is DISCARD:
+            offered = self._legal_discards()
+        elif phase is JOKER_SWAP:
+            offered = self._legal_swaps()
+        self._offered_version, self._offered = self.version, offered
+        return offered
 
     def is_legal(self, action: Action) -> bool:
         try:
@@ -338,16 +355,17 @@ class Hand:
                     else:
                         legal = self._rules.legal_mask(held, self._trick)  # type: ignore[union-attr]
                     if legal >> index & 1:
-                        self._stack.append(self._snapshot(self))
+                        if not self._trick:  # a lead: save the state; other cards need not
+                            self._stack.append((len(self.moves), self._snapshot(self)))
                         self.version += 1
-                        self.moves.append((actor, action))
+                        self.moves.append(_SEAT_PLAYS[actor][index])
                         self._place_card(actor, index)
                         return
         elif (
             type(action) is Call
             and self.phase is AUCTION
             and (seat is None or seat == self.to_act)
-            and action in self._legal_calls()
+            and action in self.legal_actions()
         ):
             self._record(action)
             self._apply_call(action)
@@ -373,7 +391,8 @@ class Hand:
 
     def _record(self, action: Action, seat: int | None = None) -> None:
         """Save the state for ``pop`` and note the move; called just before a change."""
-        self._stack.append(self._snapshot(self))
+        if type(action) is not Play or not self._trick:
+            self._stack.append((len(self.moves), self._snapshot(self)))
         self.version += 1
         self.moves.append((self.to_act if seat is None else seat, action))  # type: ignore[arg-type]
 
@@ -381,10 +400,27 @@ class Hand:
         """Take back the last action and return it."""
         if not self.moves:
             raise IllegalAction("nothing-to-undo", "there is nothing to take back in this hand")
-        for name, value in zip(self.STATE, self._stack.pop(), strict=True):
+        last = len(self.moves) - 1
+        saved_at, state = self._stack[-1]
+        for name, value in zip(self.STATE, state, strict=True):
             setattr(self, name, value)
+        if saved_at == last:
+            self._stack.pop()
+        seat, action = self.moves.pop()
+        for number in range(saved_at, last):  # the cards played to this trick before the last
+            self._replay_play(number)
         self.version += 1
-        return self.moves.pop()[1]
+        return action
+
+    def _replay_play(self, number: int) -> None:
+        """Play move ``number`` again after a restore: it stood before, revoke or not."""
+        seat, action = self.moves[number]
+        index = action.card.index  # type: ignore[union-attr]
+        legal = self._rules.legal_mask(codes(self._hands[seat]), self._trick)  # type: ignore[union-attr]
+        if not legal >> index & 1:
+            error = self._explain_play(seat, index)
+            self._revokes = (*self._revokes, Revoke(seat, number, error.rule, error.message))
+        self._place_card(seat, index)
 
     def check_cards(self, seat: int, action: Action) -> None:
         """Raise :class:`CardNotHeld` if ``action`` uses a card ``seat`` does not hold.
@@ -455,6 +491,7 @@ class Hand:
             if not allow_revoke:
                 raise error
         self._record(PLAYS[index], seat)
+        self.moves[-1] = _SEAT_PLAYS[seat][index]
         if error is not None:
             self._revokes = (*self._revokes, Revoke(seat, len(self.moves) - 1, error.rule, error.message))
         self._place_card(seat, index)
@@ -478,7 +515,7 @@ class Hand:
     def _complete_trick(self, trick: tuple[int, ...]) -> None:
         seats = self._orders[self._leader]
         winner = seats[self._rules.winner(trick)]  # type: ignore[union-attr]
-        self._tricks = (*self._tricks, Trick(self._leader, seats, trick, winner))
+        self._tricks = (*self._tricks, _new_trick((self._leader, seats, trick, winner)))
         won = list(self._won)
         won[winner] += 1
         self._won = tuple(won)

@@ -14,6 +14,17 @@ from engine.errors import DealError, DeckMismatch, MatchOver
 from engine.game import Game, Standing
 from engine.hand import Deal, Hand
 
+_PACK_INDICES: dict[int, tuple[tuple[Card, ...], list[int]]] = {}
+
+
+def _pack_indices(pack: tuple[Card, ...]) -> list[int]:
+    """A pack's card indices in order: what a shuffled deal of it must sort back into."""
+    # Keyed by identity: a game's pack is one long-lived tuple, and hashing its cards costs more.
+    known = _PACK_INDICES.get(id(pack))
+    if known is None or known[0] is not pack:
+        known = _PACK_INDICES[id(pack)] = (pack, sorted(c.index for c in pack))
+    return known[1]
+
 
 class Match:
     def __init__(
@@ -28,7 +39,7 @@ class Match:
         self.options = options if options is not None else game.options(None, self.players)
         self._settled = game.start(self.players, self.options, start)
         self.hands: list[Hand] = []
-        self._pack_indices = sorted(c.index for c in game.pack)
+        self._pack_indices = _pack_indices(game.pack)
         self._folded: tuple[Hand, int, Standing] | None = None  # the current hand's result, cached
 
     @property

@@ -37,6 +37,8 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
 
 def parse_options(cls: type[T], raw: Mapping[str, Any] | None) -> T:
     """Build the options dataclass ``cls`` from a mapping, validating every name and value."""
+    if not raw:
+        return cls()
     hints = _hints(cls)  # type: ignore[arg-type]
     fields = {option_name(f.name): f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     values: dict[str, Any] = {}
