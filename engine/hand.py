@@ -406,7 +406,7 @@ class Hand:
             setattr(self, name, value)
         if saved_at == last:
             self._stack.pop()
-        seat, action = self.moves.pop()
+        action = self.moves.pop()[1]
         for number in range(saved_at, last):  # the cards played to this trick before the last
             self._replay_play(number)
         self.version += 1
