@@ -241,7 +241,8 @@ class Hand:
         self.moves: list[tuple[int, Action]] = []
         self.version = 0  # counts every push and pop: a cheap "has this hand changed?" check
         self._legal_version, self._legal_mask = -1, 0  # the last legal-play mask computed
-        self._offered_version, self._offered = -1, ()  # the last other legal actions computed
+        self._offered_version = -1  # when the last other legal actions were computed
+        self._offered: Sequence[Action] = ()
         self._stack: list[tuple[int, tuple[Any, ...]]] = []  # (len(moves) then, state) saves
         self.phase = AUCTION
         self.to_act: int | None = self.next_seat(self.dealer)
@@ -495,6 +496,13 @@ class Hand:
         if error is not None:
             self._revokes = (*self._revokes, Revoke(seat, len(self.moves) - 1, error.rule, error.message))
         self._place_card(seat, index)
+
+    def _exchange(self, seat: int, give: int = 0, take: int = 0) -> None:
+        """``seat`` gives up the cards of mask ``give`` and takes those of ``take`` (single pack):
+        a widow or kitty picked up, a discard laid away, a joker swapped."""
+        hands = list(self._hands)
+        hands[seat] = hands[seat] & ~give | take
+        self._hands = tuple(hands)
 
     def _place_card(self, seat: int, index: int) -> None:
         hands = list(self._hands)  # list-and-back is the cheapest way to replace one item

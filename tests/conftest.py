@@ -29,6 +29,29 @@ def run_croupier(*args: str, timeout: float = 120) -> subprocess.CompletedProces
     )
 
 
+def referee_log(tmp_path: Path, doc: Any, *flags: str) -> subprocess.CompletedProcess[str]:
+    """Write ``doc`` as a table log and run ``croupier referee --json`` on it."""
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(doc))
+    return run_croupier("referee", "--json", *flags, str(path))
+
+
+def assert_malformed_at(done: subprocess.CompletedProcess[str], event: int | None) -> str:
+    """A malformed log: exit 2, nothing on stdout, one line on stderr naming the event."""
+    assert done.returncode == 2, done.stdout
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr  # one clear line, never a traceback
+    if event is not None:
+        assert f"event {event}:" in lines[0]
+    return lines[0]
+
+
+def example_log(game: str, name: str) -> Any:
+    """A fresh copy of an example log, to change in a test."""
+    return json.loads((LOGS / game / f"{name}.json").read_text())
+
+
 @pytest.fixture
 def croupier():  # type: ignore[no-untyped-def]
     return run_croupier

@@ -173,9 +173,7 @@ class BidWhistHand(Hand):
             self.trump = declare.trump
         else:
             self.direction = declare.direction
-        hands = list(self._hands)
-        hands[self.declarer] |= self.kitty  # he picks up the kitty
-        self._hands = tuple(hands)
+        self._exchange(self.declarer, take=self.kitty)  # he picks up the kitty
         self.phase = DISCARD
 
     def _legal_discards(self) -> Sequence[Discard]:
@@ -185,9 +183,7 @@ class BidWhistHand(Hand):
     def _apply_discard(self, discard: Discard) -> None:
         assert self.declarer is not None
         mask = discard_mask(discard)
-        hands = list(self._hands)
-        hands[self.declarer] &= ~mask
-        self._hands = tuple(hands)
+        self._exchange(self.declarer, give=mask)
         self.kitty = mask
         if self.no_trump:
             return self._next_swap(0)
@@ -214,9 +210,7 @@ class BidWhistHand(Hand):
         assert seat is not None
         if swap.card is not None:
             give, take = 1 << swap.joker.index, 1 << swap.card.index
-            hands = list(self._hands)
-            hands[seat] = hands[seat] & ~give | take
-            self._hands = tuple(hands)
+            self._exchange(seat, give, take)
             self.kitty = self.kitty & ~take | give
         self._next_swap(self._swap_step + 1)
 

@@ -156,7 +156,7 @@ class FiftySixHand(Hand):
         doubled = self.doubled
         if ours:
             return self._after[bid.level, WITH_REDOUBLE if doubled == 1 else PLAIN]
-        return self._after[bid.level, WITH_DOUBLE if doubled == 0 and bid is not THANI else PLAIN]
+        return self._after[bid.level, WITH_DOUBLE if doubled == 0 else PLAIN]
 
     def _apply_call(self, call: Call) -> None:
         seat = self.to_act
@@ -168,6 +168,8 @@ class FiftySixHand(Hand):
                 return self._end_auction()
         elif kind is CallKind.BID:
             self._bid, self._bidder, self.doubled, self._passes = call, seat, 0, 0
+            if call is THANI:  # nothing can outbid or double it: the auction is over, as after a redouble
+                return self._end_auction()
         elif kind is CallKind.DOUBLE:
             self.doubled, self._passes = 1, 0
         else:
@@ -203,8 +205,6 @@ class FiftySixHand(Hand):
     def _explain_bid(self, seat: int, action: Call, bid: Call) -> IllegalAction:
         if action.level < LOWEST:
             return IllegalAction("bid-below-28", f"seat {seat} bid {action.text}: the lowest bid is 28", seat)
-        if bid is THANI:
-            return IllegalAction("bid-too-low", f"seat {seat} cannot bid {action.text}: nothing outranks a thani", seat)
         if bid.level >= HIGHEST and action is not THANI:
             return IllegalAction("bid-too-low", f"seat {seat} cannot bid {action.text}: no bid is higher than 56", seat)
         return IllegalAction(
@@ -215,17 +215,17 @@ class FiftySixHand(Hand):
         )
 
     def _explain_double(self, seat: int, bid: Call) -> IllegalAction:
-        if (self._bidder - seat) % 2 == 0:
+        # A bid that is already doubled is the first thing wrong with any second double
+        # (rules.md F7: seat 4's "double" after seat 3's is illegal as "already doubled").
+        if self.doubled:
             return IllegalAction(
-                "double-own-team",
-                f"seat {seat} cannot double {bid.text}: it is his own team's bid (seat {self._bidder}); "
-                "only the other team may double",
-                seat,
+                "already-doubled", f"seat {seat} cannot double {bid.text}: it has already been doubled", seat
             )
-        if bid is THANI:
-            return IllegalAction("thani-not-doubled", f"seat {seat} cannot double: a thani is never doubled", seat)
         return IllegalAction(
-            "already-doubled", f"seat {seat} cannot double {bid.text}: it has already been doubled", seat
+            "double-own-team",
+            f"seat {seat} cannot double {bid.text}: it is his own team's bid (seat {self._bidder}); "
+            "only the other team may double",
+            seat,
         )
 
     def _explain_redouble(self, seat: int, bid: Call) -> IllegalAction:

@@ -134,9 +134,7 @@ class ShelemHand(Hand):
 
     def _end_auction(self) -> None:
         self.declarer, self.contract = self._bidder, BIDS[self._bid]
-        hands = list(self._hands)
-        hands[self.declarer] |= self._widow
-        self._hands = tuple(hands)
+        self._exchange(self.declarer, take=self._widow)
         self.phase = DISCARD
         self.to_act = self.declarer
 
@@ -149,9 +147,7 @@ class ShelemHand(Hand):
     def _apply_discard(self, discard: Discard) -> None:
         assert self.declarer is not None
         mask = discard_mask(discard)
-        hands = list(self._hands)
-        hands[self.declarer] &= ~mask
-        self._hands = tuple(hands)
+        self._exchange(self.declarer, give=mask)
         self.buried = mask
         self.start_play(self.declarer, _PLAIN)
 

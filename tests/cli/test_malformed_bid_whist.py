@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import LOGS, run_croupier
+from tests.conftest import LOGS, assert_malformed_at, referee_log
 
 B1 = json.loads((LOGS / "bid-whist" / "b1-four-uptown-made.json").read_text())
 DEAL = B1["events"][0]  # dealer E: S, W, N, E speak
@@ -44,19 +44,12 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_malformed_bid_whist_log(tmp_path, name):
     doc, event = CASES[name]
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(doc))
-    done = run_croupier("referee", str(path))
-    assert done.returncode == 2, done.stdout
-    assert f"event {event}:" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
+    assert_malformed_at(referee_log(tmp_path, doc), event)
 
 
 def test_a_legal_no_trump_swap_is_accepted(tmp_path):
     doc = _log([*NO_TRUMP, {"type": "joker-swap", "seat": 0, "joker": "BJ", "card": "7C"}])
-    path = tmp_path / "swap.json"
-    path.write_text(json.dumps(doc))
-    done = run_croupier("referee", "--json", str(path))
+    done = referee_log(tmp_path, doc)
     assert done.returncode == 0, done.stderr
     hand = json.loads(done.stdout)["hands"][0]
     assert hand["phase"] == "joker-swap" and hand["to_act"] == 0 and hand["violations"] == []

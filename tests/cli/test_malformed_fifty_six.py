@@ -6,15 +6,9 @@ import json
 
 import pytest
 
-from tests.conftest import LOGS, run_croupier
+from tests.conftest import LOGS, referee_log
 
 EXAMPLE = LOGS / "fifty-six" / "f1-32-clubs-made.json"
-
-
-def _run(tmp_path, doc):  # type: ignore[no-untyped-def]
-    path = tmp_path / "log.json"
-    path.write_text(json.dumps(doc))
-    return run_croupier("referee", "--json", str(path))
 
 
 def _example():  # type: ignore[no-untyped-def]
@@ -24,7 +18,7 @@ def _example():  # type: ignore[no-untyped-def]
 def test_a_third_copy_of_a_card(tmp_path):
     doc = _example()
     doc["events"][0]["hands"][1][0] = "JS"  # seats 0 and 5 already hold the two jacks of spades
-    done = _run(tmp_path, doc)
+    done = referee_log(tmp_path, doc)
     assert done.returncode == 2
     assert "event 0" in done.stderr and "extra JS" in done.stderr and "missing TS" in done.stderr
 
@@ -36,7 +30,7 @@ def test_a_third_copy_of_a_card(tmp_path):
 def test_calls_outside_the_vocabulary(tmp_path, call, why):
     doc = _example()
     doc["events"][3]["call"] = call
-    done = _run(tmp_path, doc)
+    done = referee_log(tmp_path, doc)
     assert done.returncode == 2
     assert "event 3" in done.stderr and why in done.stderr
 
@@ -44,12 +38,12 @@ def test_calls_outside_the_vocabulary(tmp_path, call, why):
 def test_four_players(tmp_path):
     doc = _example()
     doc["players"] = 4
-    done = _run(tmp_path, doc)
+    done = referee_log(tmp_path, doc)
     assert done.returncode == 2 and "'players' must be 6" in done.stderr
 
 
 def test_start_with_score_instead_of_chips(tmp_path):
     doc = _example()
     doc["start"] = {"score": [3, 4]}
-    done = _run(tmp_path, doc)
+    done = referee_log(tmp_path, doc)
     assert done.returncode == 2 and "chips" in done.stderr

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import LOGS, run_croupier
+from tests.conftest import LOGS, assert_malformed_at, referee_log, run_croupier
 
 BASE = json.loads((LOGS / "poley" / "p1-two-hot-made.json").read_text())
 # P1's events: 0 deal, 1-9 the auction, 10-17 the plays (the hand ends at 17).
@@ -86,18 +86,10 @@ CASES: list[tuple[str, Callable[[dict[str, Any]], object], int | None, str]] = [
 
 @pytest.mark.parametrize(("name", "change", "event", "words"), CASES, ids=[c[0] for c in CASES])
 def test_malformed_log_exits_2_naming_the_event(tmp_path, name, change, event, words):
-    path = tmp_path / "log.json"
-    path.write_text(json.dumps(mutated(change)))
-    done = run_croupier("referee", "--json", str(path))
-    assert done.returncode == 2, done.stdout
-    assert done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr  # one clear line, no traceback
-    assert words in lines[0]
-    if event is not None:
-        assert f"event {event}:" in lines[0]
-    else:
-        assert "event " not in lines[0].split("malformed table log:")[1]
+    line = assert_malformed_at(referee_log(tmp_path, mutated(change)), event)
+    assert words in line
+    if event is None:
+        assert "event " not in line.split("malformed table log:")[1]
 
 
 def test_not_json(tmp_path):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import LOGS, run_croupier
+from tests.conftest import LOGS, assert_malformed_at, referee_log
 
 S1 = json.loads((LOGS / "shelem" / "s1-contract-made.json").read_text())
 
@@ -36,9 +36,4 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_malformed_shelem_log(tmp_path, name):
     doc, event = CASES[name]
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(doc))
-    done = run_croupier("referee", str(path))
-    assert done.returncode == 2, done.stdout
-    assert f"event {event}:" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
+    assert_malformed_at(referee_log(tmp_path, doc), event)

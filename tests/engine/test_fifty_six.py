@@ -159,7 +159,8 @@ def test_double_only_of_the_other_teams_bid():
     assert error.rule == "double-own-team" and "own team" in error.message
     hand.push(PASS, 2)
     hand.push(DOUBLE, 3)
-    assert _refused(hand, 4, "double").rule == "double-own-team"
+    # Once doubled, "already doubled" is what is wrong with any second double (rules.md F7).
+    assert _refused(hand, 4, "double").rule == "already-doubled"
     hand.push(PASS, 4)
     assert _refused(hand, 5, "double").rule == "already-doubled"
 
@@ -203,8 +204,9 @@ def test_thani_is_a_call_of_its_own_and_never_doubled():
     hand = _hand(thani=True)
     hand.push(_call("56S"), 0)
     hand.push(thani, 1)
-    assert _refused(hand, 2, "double").rule == "thani-not-doubled"
-    assert hand.legal_actions() == (PASS,)
+    # Nothing can outbid or double a thani, so the auction ends at once and play begins.
+    assert hand.phase.value == "play" and hand.declarer == 1 and hand.contract is thani
+    assert _refused(hand, 2, "double").rule == "not-auction-now"
 
 
 def test_thani_is_lost_at_the_first_trick_the_declarer_does_not_win():
