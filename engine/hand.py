@@ -97,47 +97,38 @@ class HandResult(NamedTuple):
     extra: tuple[tuple[str, Any], ...] = ()
 
 
-def _play_chunks() -> tuple[tuple[tuple[Play, ...], ...], ...]:
-    # For each byte of a card mask, the Play objects of its set bits: turning a mask into
-    # a list of actions is then a handful of tuple extensions, not a loop over cards.
-    chunks = []
-    for base in range(0, 56, 8):
-        table = []
-        for byte in range(256):
-            table.append(tuple(PLAYS[base + j] for j in range(8) if byte >> j & 1 and base + j < 54))
-        chunks.append(tuple(table))
-    return tuple(chunks)
-
-
-_PLAY_CHUNKS = _play_chunks()
 # Every (seat, play) pair a hand can record, made once: a move then costs no allocation.
 _SEAT_PLAYS: tuple[tuple[tuple[int, Play], ...], ...] = tuple(tuple((seat, p) for p in PLAYS) for seat in range(8))
 
-
+# Legal plays as tuples of Play actions, built from a mask of cards. A legal mask is usually
+# one suit (following) or a whole hand, so each suit's 13-bit pattern is assembled once and
+# kept; whole masks seen before come straight from a bounded cache.
+_SUIT_BITS = 13
+_PLAYS_BY_SUIT: tuple[dict[int, tuple[Play, ...]], ...] = tuple({} for _ in range(5))  # 4 suits, jokers
 _PLAYS_BY_MASK: dict[int, tuple[Play, ...]] = {}
 
 
 def plays_of(mask: int) -> tuple[Play, ...]:
     """The Play actions of the cards in ``mask``, lowest index first."""
     found = _PLAYS_BY_MASK.get(mask)
-    if found is None:
-        if len(_PLAYS_BY_MASK) > 200_000:  # bound the memory a long run can take
-            _PLAYS_BY_MASK.clear()
-        found = _PLAYS_BY_MASK[mask] = tuple(_plays_of(mask))
+    if found is not None:
+        return found
+    found = ()
+    rest, group = mask, 0
+    while rest:
+        bits = rest & 0x1FFF
+        if bits:
+            part = _PLAYS_BY_SUIT[group].get(bits)
+            if part is None:
+                base = group * _SUIT_BITS
+                part = _PLAYS_BY_SUIT[group][bits] = tuple(PLAYS[base + i] for i in range(_SUIT_BITS) if bits >> i & 1)
+            found += part
+        rest >>= _SUIT_BITS
+        group += 1
+    if len(_PLAYS_BY_MASK) > 100_000:  # bound the memory a long run can take
+        _PLAYS_BY_MASK.clear()
+    _PLAYS_BY_MASK[mask] = found
     return found
-
-
-def _plays_of(mask: int) -> list[Play]:
-    out: list[Play] = []
-    chunk = ((mask & -mask).bit_length() - 1) >> 3 if mask else 0  # skip the empty low bytes
-    mask >>= chunk << 3
-    while mask:
-        byte = mask & 255
-        if byte:
-            out.extend(_PLAY_CHUNKS[chunk][byte])
-        mask >>= 8
-        chunk += 1
-    return out
 
 
 def hand_mask(items: Sequence[Card]) -> int:
@@ -310,8 +301,7 @@ class Hand:
             mask = self._hands[self.to_act]  # type: ignore[index]
             legal = self._rules.legal_mask((mask | mask >> COPY_SHIFT) & CODE_MASK, self._trick)  # type: ignore[union-attr]
             self._legal_version, self._legal_mask = self.version, legal
-            found = _PLAYS_BY_MASK.get(legal)
-            return found if found is not None else plays_of(legal)
+            return plays_of(legal)
         if self._offered_version == self.version:  # asked again before anything changed
             return self._offered
         offered: Sequence[Action] = ()
