@@ -152,4 +152,20 @@ def _compare_with_rlcard(figures: list[Any]) -> None:
 
 
 def main() -> None:
-    app()
+    """Run the command line. A usage error is one line on stderr and exit status 2."""
+    try:
+        code = app(standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("croupier: interrupted\n")
+        sys.exit(130)
+    except typer.TyperException as exc:  # typer's usage errors: bad option, missing argument
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command: show its help
+            sys.stdout.write(exc.format_message() + "\n")
+            sys.exit(2)
+        context = getattr(exc, "ctx", None)
+        where = f" (see '{context.command_path} --help')" if context is not None else ""
+        sys.stderr.write(f"croupier: {' '.join(exc.format_message().split())}{where}\n")
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -51,3 +51,12 @@ def test_bench_engine_reports_figures():
     assert done.returncode == 0, done.stderr
     (figures,) = json.loads(done.stdout)
     assert figures["game"] == "poley" and figures["cards_per_s"] > 0 and figures["legal_queries_per_s"] > 0
+
+
+def test_usage_errors_are_one_line_with_status_2():
+    for args in (("sim", "--hands", "0"), ("referee",), ("frobnicate",), ("sim", "--speed", "fast")):
+        done = run_croupier(*args)
+        assert done.returncode == 2, args
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("croupier: "), done.stderr
+        assert "Traceback" not in done.stderr
