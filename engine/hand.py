@@ -5,11 +5,12 @@ progress, the tricks taken, undo. Each game subclasses it and supplies its aucti
 declarer's actions, its trick rules, when play stops and how the hand scores.
 
 The hand's mutable state lives in a few attributes that only ever hold immutable values
-(ints, tuples, None); a subclass lists its own in ``STATE``. Before every auction or
-declarer action, and before the first card of each trick, ``push`` saves them all; ``pop``
-restores the last save and plays again the cards of the trick that followed it. Undo is so
-exact by construction, while the cards inside a trick, the hot path of every playout, save
-nothing (fewer allocations also means far less work for Python's garbage collector).
+(ints, tuples, None); a subclass lists its own in ``STATE``. Before the hand's first action
+and before the first card of each trick, ``push`` saves them all; ``pop`` restores the last
+save and applies again what followed it, but the last action. Undo is so exact by
+construction, while the calls of an auction and the cards inside a trick, the hot path of
+every playout, save nothing (fewer allocations also means far less work for Python's
+garbage collector).
 """
 
 from __future__ import annotations
@@ -381,8 +382,8 @@ class Hand:
             self._apply_swap(action)
 
     def _record(self, action: Action, seat: int | None = None) -> None:
-        """Save the state for ``pop`` and note the move; called just before a change."""
-        if type(action) is not Play or not self._trick:
+        """Note the move, saving the state first at the hand's first move and at each lead."""
+        if not self._stack or (type(action) is Play and not self._trick):
             self._stack.append((len(self.moves), self._snapshot(self)))
         self.version += 1
         self.moves.append((self.to_act if seat is None else seat, action))  # type: ignore[arg-type]
@@ -398,13 +399,27 @@ class Hand:
         if saved_at == last:
             self._stack.pop()
         action = self.moves.pop()[1]
-        for number in range(saved_at, last):  # the cards played to this trick before the last
-            self._replay_play(number)
+        for number in range(saved_at, last):  # what was done since that save, but the last
+            self._replay(number)
         self.version += 1
         return action
 
+    def _replay(self, number: int) -> None:
+        """Apply move ``number`` again after a restore. It was accepted once, so it is not
+        checked again (a revoke that stood is recorded again, as it was)."""
+        action = self.moves[number][1]
+        if type(action) is Play:
+            self._replay_play(number)
+        elif type(action) is Call:
+            self._apply_call(action)
+        elif type(action) is Declare:
+            self._apply_declare(action)
+        elif type(action) is Discard:
+            self._apply_discard(action)
+        elif type(action) is JokerSwap:
+            self._apply_swap(action)
+
     def _replay_play(self, number: int) -> None:
-        """Play move ``number`` again after a restore: it stood before, revoke or not."""
         seat, action = self.moves[number]
         index = action.card.index  # type: ignore[union-attr]
         legal = self._rules.legal_mask(codes(self._hands[seat]), self._trick)  # type: ignore[union-attr]
