@@ -97,6 +97,8 @@ def _json(text: str) -> Any:
         return json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise MalformedLog(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise MalformedLog("not a table log: JSON nested far too deeply") from None
 
 
 def _parse_header(doc: Any) -> tuple[tuple[Game, int, Any, Mapping[str, Any] | None], list[Any]]:
@@ -107,7 +109,7 @@ def _parse_header(doc: Any) -> tuple[tuple[Game, int, Any, Mapping[str, Any] | N
         raise MalformedLog(f"unknown top-level field {unknown[0]!r}")
     if doc.get("format") != FORMAT:
         raise MalformedLog(f"'format' must be {FORMAT!r}, not {doc.get('format')!r}")
-    if doc.get("version") != VERSION or isinstance(doc.get("version"), bool):
+    if type(doc.get("version")) is not int or doc.get("version") != VERSION:  # 1, not 1.0 or true
         raise MalformedLog(f"'version' must be {VERSION}, not {doc.get('version')!r}")
     try:
         game = get_game(doc.get("game"))  # type: ignore[arg-type]

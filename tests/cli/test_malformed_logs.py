@@ -46,6 +46,7 @@ NEXT_DEAL = {"type": "deal", "hands": BASE["events"][0]["hands"], "rest": BASE["
 CASES: list[tuple[str, Callable[[dict[str, Any]], object], int | None, str]] = [
     ("wrong format", lambda log: log.update(format="table-log"), None, "'format'"),
     ("wrong version", lambda log: log.update(version=2), None, "'version'"),
+    ("version not an integer", lambda log: log.update(version=1.0), None, "'version'"),
     ("unknown game", lambda log: log.update(game="skat"), None, "unknown game 'skat'"),
     ("wrong players", lambda log: log.update(players=5), None, "'players'"),
     ("unknown option", lambda log: log.update(options={"revokes": "reject"}), None, "unknown option 'revokes'"),
@@ -99,6 +100,12 @@ def test_not_json(tmp_path):
     assert done.returncode == 2
     assert "not JSON" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_json_nested_too_deeply(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert "nested far too deeply" in assert_malformed_at(run_croupier("referee", str(path)), None)
 
 
 def test_missing_file(tmp_path):
