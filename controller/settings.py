@@ -1,0 +1,129 @@
+"""Settings: one TOML file plus ``CROUPIER_*`` environment overrides.
+
+Every section is a small pydantic model that forbids unknown keys, so a typo in the file
+(``[dealer] bauds = 9600``) is an error naming the key, never a silently ignored line. Every
+default runs in simulation, so a fresh checkout needs no file at all. Nested keys come from
+the environment with a double underscore: ``CROUPIER_DEALER__PORT=/dev/ttyUSB0``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from engine.errors import EngineError
+from engine.games import get_game
+
+
+class SettingsError(ValueError):
+    """The settings file or environment holds something the table cannot use."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DealerSettings(_Section):
+    port: str = "sim"  # "sim", a device path or a pyserial URL such as socket://127.0.0.1:7001
+    baud: int = Field(default=115200, gt=0)
+    speed: float = Field(default=1.0, gt=0)  # the simulated machine's speed factor
+
+
+class CameraSettings(_Section):
+    source: str = "sim"  # "sim", "picamera2", "uvc:0", "file:clip.mp4"
+    width: int = Field(default=1280, gt=0)
+    height: int = Field(default=720, gt=0)
+
+
+class PanelSettings(_Section):
+    pin_factory: Literal["mock", "lgpio", "rpigpio"] = "mock"
+
+
+class StoreSettings(_Section):
+    path: Path = Path("croupier.db")
+
+
+class ApiSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    open_reading: bool = True  # anyone on the network may read the table; actions need the token
+
+
+class TableSettings(_Section):
+    game: str = "poley"
+    players: int | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, name: str) -> str:
+        get_game(name)  # raises BadNotation naming the known games
+        return name
+
+    @model_validator(mode="after")
+    def _valid_for_the_game(self) -> TableSettings:
+        game = get_game(self.game)
+        if self.players is not None and self.players not in game.seat_counts:
+            raise ValueError(
+                f"{game.title} is played by {', '.join(map(str, game.seat_counts))} players, not {self.players}"
+            )
+        game.options(self.options, self.players or game.default_players())
+        return self
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CROUPIER_", env_nested_delimiter="__", extra="forbid", frozen=True)
+
+    dealer: DealerSettings = DealerSettings()
+    camera: CameraSettings = CameraSettings()
+    panel: PanelSettings = PanelSettings()
+    store: StoreSettings = StoreSettings()
+    api: ApiSettings = ApiSettings()
+    table: TableSettings = TableSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The file's values arrive as init values; the environment ranks above them.
+        return (env_settings, init_settings)
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Settings from ``path`` (optional) and the environment; SettingsError names the problem."""
+    values = _read_toml(path) if path is not None else {}
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc, path)) from None
+    except EngineError as exc:
+        raise SettingsError(f"{path or 'settings'}: {exc}") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SettingsError(f"cannot read the settings file {path}: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path} is not valid TOML: {exc}") from None
+
+
+def _describe(exc: ValidationError, path: Path | None) -> str:
+    """The first problem, naming the key as it is written in the file."""
+    error = exc.errors()[0]
+    key = ".".join(str(part) for part in error["loc"]) or "settings"
+    where = f"{path}: " if path is not None else ""
+    if error["type"] == "extra_forbidden":
+        return f"{where}unknown setting '{key}'"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}setting '{key}': {message}"

@@ -1,0 +1,58 @@
+"""Settings: a TOML file and CROUPIER_* overrides; every mistake named."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.settings import SettingsError, load_settings
+
+
+def write(tmp_path, text):
+    path = tmp_path / "croupier.toml"
+    path.write_text(text)
+    return path
+
+
+def test_every_default_runs_in_simulation():
+    settings = load_settings()
+    assert settings.dealer.port == "sim" and settings.camera.source == "sim" and settings.panel.pin_factory == "mock"
+    assert settings.table.game == "poley" and settings.api.host == "127.0.0.1"
+
+
+def test_a_file_sets_values_and_the_environment_overrides_it(tmp_path, monkeypatch):
+    path = write(tmp_path, '[dealer]\nport = "/dev/ttyUSB0"\n[table]\ngame = "nap"\nplayers = 5\n')
+    settings = load_settings(path)
+    assert settings.dealer.port == "/dev/ttyUSB0" and settings.table.players == 5
+    monkeypatch.setenv("CROUPIER_DEALER__PORT", "socket://127.0.0.1:7001")
+    assert load_settings(path).dealer.port == "socket://127.0.0.1:7001"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[dealer]\nbauds = 9600\n", "unknown setting 'dealer.bauds'"),
+        ("[printer]\nport = 1\n", "unknown setting 'printer'"),
+        ('[dealer]\nbaud = "fast"\n', "setting 'dealer.baud'"),
+        ("[api]\nport = 70000\n", "setting 'api.port'"),
+        ('[table]\ngame = "skat"\n', "unknown game 'skat'"),
+        ('[table]\ngame = "nap"\nplayers = 7\n', "not 7"),
+        ('[table]\noptions = {revoke = "maybe"}\n', "option 'revoke'"),
+        ('[panel]\npin_factory = "wiringpi"\n', "setting 'panel.pin_factory'"),
+        ("[dealer\n", "not valid TOML"),
+    ],
+)
+def test_mistakes_are_named(tmp_path, text, words):
+    with pytest.raises(SettingsError) as caught:
+        load_settings(write(tmp_path, text))
+    assert words in str(caught.value) and str(tmp_path) in str(caught.value)
+
+
+def test_an_unknown_environment_key_is_named(monkeypatch):
+    monkeypatch.setenv("CROUPIER_DEALER__BAUDS", "9600")
+    with pytest.raises(SettingsError, match=r"unknown setting 'dealer\.bauds'"):
+        load_settings()
+
+
+def test_a_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(SettingsError, match="cannot read the settings file"):
+        load_settings(tmp_path / "absent.toml")
