@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from engine.errors import EngineError
 from engine.games import get_game
+from hardware.config import PanelConfig
 
 
 class SettingsError(ValueError):
@@ -37,10 +38,6 @@ class CameraSettings(_Section):
     source: str = "sim"  # "sim", "picamera2", "uvc:0", "file:clip.mp4"
     width: int = Field(default=1280, gt=0)
     height: int = Field(default=720, gt=0)
-
-
-class PanelSettings(_Section):
-    pin_factory: Literal["mock", "lgpio", "rpigpio"] = "mock"
 
 
 class StoreSettings(_Section):
@@ -80,7 +77,7 @@ class Settings(BaseSettings):
 
     dealer: DealerSettings = DealerSettings()
     camera: CameraSettings = CameraSettings()
-    panel: PanelSettings = PanelSettings()
+    panel: PanelConfig = PanelConfig()
     store: StoreSettings = StoreSettings()
     api: ApiSettings = ApiSettings()
     table: TableSettings = TableSettings()

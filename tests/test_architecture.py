@@ -35,3 +35,10 @@ def test_engine_never_reaches_for_io_clocks_or_randomness():
     allowed = {"engine/log.py": {"json"}}
     for module, names in imported_roots("engine").items():
         assert not (names & forbidden) - allowed.get(module, set()), module
+
+
+def test_the_hardware_and_the_bridge_never_import_the_engine():
+    for package in ("hardware", "firmware_bridge"):
+        if (ROOT / package).is_dir():
+            for module, names in imported_roots(package).items():
+                assert "engine" not in names, f"{module} imports the engine"
