@@ -11,7 +11,9 @@ from simulators.players.base import RandomPlayer
 
 class PoleyPlayer(RandomPlayer):
     """The Poley rule sheet's rule of thumb: one trick per ace, and hot with the seven of
-    diamonds (which counts as a trick too). Trumps: the longest suit."""
+    diamonds (which counts as a trick too); a player whose partner has bid adds his own
+    aces to the partner's bid, as the sheet's strategy section teaches. Trumps: the longest
+    suit."""
 
     def choose(self, hand: Hand, seat: int) -> Action:
         assert isinstance(hand, PoleyHand)
@@ -23,9 +25,14 @@ class PoleyPlayer(RandomPlayer):
 
     @staticmethod
     def target(hand: Hand, seat: int) -> Call | None:
+        """The highest bid this seat will make: its aces and the hot one, plus its partner's bid."""
         held = hand.holding(seat)
         hot = any(c.suit is Suit.DIAMONDS for c in held)
         tricks = sum(c.rank is Rank.ACE for c in held) + hot
+        partner = _partners_last_bid(hand, seat)
+        if partner is not None and tricks:
+            tricks += partner.level // 2 + 1  # the partner's bid showed his aces (and the hot one)
+            hot = hot or partner.level % 2 == 1
         return LADDER[2 * (min(tricks, 5) - 1) + hot] if tricks else None
 
     def _call(self, hand: PoleyHand, seat: int) -> Call:
@@ -50,3 +57,9 @@ class PoleyPlayer(RandomPlayer):
             if c.suit in counts:
                 counts[c.suit] += 1
         return Declare(trump=max(counts, key=lambda s: counts[s]))
+
+
+def _partners_last_bid(hand: Hand, seat: int) -> Call | None:
+    partner = (seat + 2) % 4
+    bids = [a for s, a in hand.moves if s == partner and isinstance(a, Call) and a.kind is CallKind.BID]
+    return bids[-1] if bids else None
