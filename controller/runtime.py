@@ -21,20 +21,21 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.settings import Settings
-from controller.store import Journal
+from controller.store import Journal, JournalError
 from controller.table import Outcome, TableController, Update
 from engine.actions import Play
 from engine.cards import Card
-from engine.errors import BadNotation
-from engine.log import referee_text
+from engine.errors import BadNotation, EngineError
+from engine.log import MalformedLog, referee_text
 from engine.view import public_event, public_state
 
 log = logging.getLogger(__name__)
 
 Listener = Callable[[dict[str, Any]], None]
+T = TypeVar("T")
 CORRECTION = "correction: the card was misread"
 
 
@@ -48,6 +49,9 @@ class TablePaused(TableRefusal):
 
 class BadCommand(ValueError):
     """A command whose content is wrong (a card that is not a card, a seat not at the table)."""
+
+
+EXPECTED = (TableRefusal, BadCommand, MalformedLog, JournalError, EngineError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,37 +101,54 @@ class Runtime:
     # --- commands (each returns a future resolved on the controller's thread) -------------
 
     def submit(self, raw: Mapping[str, Any]) -> Future[Result]:
-        return self.controller.run(lambda: self._submit(raw))
+        return self._run(lambda: self._submit(raw))
 
     def deal(
         self, hands: Sequence[Sequence[str]] | None, rest: Sequence[str] | None, dealer: int | None
     ) -> Future[Result]:
         """A deal as entered (a predetermined deal), or, without cards, shuffled here as the
         dealing machine would: uniformly, with a cryptographically secure generator."""
-        return self.controller.run(lambda: self._submit(self._deal_event(hands, rest, dealer)))
+        return self._run(lambda: self._submit(self._deal_event(hands, rest, dealer)))
 
     def correct(self, card: str, seat: int | None) -> Future[Result]:
-        return self.controller.run(lambda: self._correct(card, seat))
+        return self._run(lambda: self._correct(card, seat))
 
     def start_match(
         self, game: str, players: int | None, options: Mapping[str, Any], start: Mapping[str, Any] | None
     ) -> Future[int]:
-        return self.controller.run(lambda: self._start_match(game, players, options, start))
+        return self._run(lambda: self._start_match(game, players, options, start))
 
     def pause(self, reason: str) -> Future[dict[str, Any]]:
-        return self.controller.run(lambda: self._set_pause(reason))
+        return self._run(lambda: self._set_pause(reason))
 
     def resume(self) -> Future[dict[str, Any]]:
-        return self.controller.run(lambda: self._set_pause(None))
+        return self._run(lambda: self._set_pause(None))
 
     def snapshot(self) -> Future[dict[str, Any]]:
-        return self.controller.run(self.public_snapshot)
+        return self._run(self.public_snapshot)
 
     def matches(self) -> Future[list[dict[str, Any]]]:
-        return self.controller.run(self._matches)
+        return self._run(self._matches)
 
     def export(self, match_id: int) -> Future[dict[str, Any]]:
-        return self.controller.run(lambda: self._export(match_id))
+        return self._run(lambda: self._export(match_id))
+
+    def _run(self, work: Callable[[], T]) -> Future[T]:
+        """Run ``work`` on the controller's thread. An expected refusal reaches the caller
+        through the future without being logged there as a failure of the table."""
+        result: Future[T] = Future()
+
+        def guarded() -> None:
+            try:
+                result.set_result(work())
+            except EXPECTED as exc:
+                result.set_exception(exc)
+            except Exception as exc:  # logged here; the table's thread carries on
+                log.exception("a table command failed")
+                result.set_exception(exc)
+
+        self.controller.run(guarded)
+        return result
 
     # --- on the controller's thread ---------------------------------------------------------
 

@@ -21,7 +21,7 @@ TABLES: list[tuple[str, int | None, dict[str, Any], int]] = [
     ("poley", None, {}, 1),
     ("shelem", None, {}, 2),
     ("fifty-six", None, {}, 3),
-    ("bid-whist", None, {}, 4),
+    ("bid-whist", None, {}, 5),
     ("bid-whist", None, {"revoke": "reject"}, 12),
     ("nap", 5, {"dealer-sits-out": True}, 5),
 ]
