@@ -116,12 +116,24 @@ def serve(
     if created:  # shown once: it stays readable only by its owner in the token file
         sys.stdout.write(f"control token (shown once; kept in {path}): {token}\n")
     listen_host, listen_port = host or settings.api.host, port or settings.api.port
+    _check_can_listen(listen_host, listen_port)
     sys.stdout.write(f"croupier: serving the table on http://{listen_host}:{listen_port}/ (API docs at /docs)\n")
     sys.stdout.flush()
     try:
         uvicorn.run(create_app(runtime), host=listen_host, port=listen_port, log_level="warning")
     finally:
         runtime.stop()
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """Fail in one line if the address is taken, before uvicorn logs it its own way."""
+    import socket
+
+    try:
+        with socket.create_server((host, port), reuse_port=False):
+            pass
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
 
 
 @bench_app.command("engine")

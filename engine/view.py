@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.actions import Action, Call, Declare, Discard, JokerSwap, Play
+from engine.actions import Action, Call, Declare, Discard, JokerSwap
 from engine.games import get_game
 from engine.games.shelem import TRICK_POINTS, ShelemHand, card_points
 from engine.hand import Hand, HandResult, Phase
@@ -123,7 +123,7 @@ def _is_declarers(action: Action) -> bool:
 
 
 def _declarer_action(seat: int, action: Action) -> dict[str, Any]:
-    return public_event("", {"seat": seat, **action_to_json(action)}, check_game=False)
+    return _public(action_to_json(action) | {"seat": seat}, applied=True)
 
 
 def _trick(hand: Hand, index: int) -> dict[str, Any]:
@@ -148,9 +148,7 @@ def _public_points(hand: Hand, result: HandResult) -> list[int] | None:
 # --- events -------------------------------------------------------------------------------------
 
 
-def public_event(
-    game: str, event: Mapping[str, Any], *, applied: bool = True, check_game: bool = True
-) -> dict[str, Any]:
+def public_event(game: str, event: Mapping[str, Any], *, applied: bool = True) -> dict[str, Any]:
     """A table-log event as it may be broadcast while its hand is in progress.
 
     ``applied`` is false for an action the referee refused (a violation that did not stand):
@@ -159,18 +157,20 @@ def public_event(
     Free-text fields (``note``) are never passed on: they might name a card.
     """
     kind = event.get("type")
-    if check_game and kind not in get_game(game).events:
+    if kind not in get_game(game).events:
         raise ValueError(f"{game} has no {kind!r} events")
+    return _public(event, applied)
+
+
+def _public(event: Mapping[str, Any], applied: bool) -> dict[str, Any]:
+    kind = str(event.get("type"))
     if kind == "deal":
         return _public_deal(event)
     if kind == "discard":
         return {"type": "discard", "seat": event["seat"], "count": len(event["cards"])}
     if kind == "joker-swap":
         return _public_swap(event, applied)
-    fields = _OPEN_FIELDS.get(str(kind))
-    if fields is None:
-        raise ValueError(f"unknown event type {kind!r}")
-    return {"type": kind, **{name: event[name] for name in fields if name in event}}
+    return {"type": kind, **{name: event[name] for name in _OPEN_FIELDS[kind] if name in event}}
 
 
 _OPEN_FIELDS: dict[str, Sequence[str]] = {
@@ -197,10 +197,3 @@ def _public_deal(event: Mapping[str, Any]) -> dict[str, Any]:
         "cards_per_seat": [len(cards) for cards in event["hands"]],
         "rest_count": len(event["rest"]),
     }
-
-
-def public_action(seat: int, action: Action) -> dict[str, Any]:
-    """An engine action as it may be shown (the public form of its table-log event)."""
-    if isinstance(action, Play | Call):
-        return {"seat": seat, **action_to_json(action)}
-    return _declarer_action(seat, action)
