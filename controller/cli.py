@@ -89,6 +89,53 @@ def sim(
         print_report(console, report, table.match.players)
 
 
+@app.command()
+def serve(
+    config: Annotated[Path | None, typer.Option(help="The settings file (TOML).")] = None,
+    host: Annotated[str | None, typer.Option(help="Address to listen on (default: api.host).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: api.port).")] = None,
+) -> None:
+    """Serve the table's web API: resume the journal's match, print the control token once."""
+    import uvicorn
+
+    from api.app import create_app
+    from api.auth import load_or_create_token, token_path
+    from controller.runtime import Runtime
+    from controller.settings import SettingsError, load_settings
+    from controller.store import JournalError
+
+    try:
+        settings = load_settings(config)
+        path = token_path(settings.store.path)
+        token, created = load_or_create_token(path)
+        runtime = Runtime.open(settings, token)
+    except (SettingsError, JournalError) as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot keep the control token beside the journal: {exc}")
+    if created:  # shown once: it stays readable only by its owner in the token file
+        sys.stdout.write(f"control token (shown once; kept in {path}): {token}\n")
+    listen_host, listen_port = host or settings.api.host, port or settings.api.port
+    _check_can_listen(listen_host, listen_port)
+    sys.stdout.write(f"croupier: serving the table on http://{listen_host}:{listen_port}/ (API docs at /docs)\n")
+    sys.stdout.flush()
+    try:
+        uvicorn.run(create_app(runtime), host=listen_host, port=listen_port, log_level="warning")
+    finally:
+        runtime.stop()
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """Fail in one line if the address is taken, before uvicorn logs it its own way."""
+    import socket
+
+    try:
+        with socket.create_server((host, port), reuse_port=False):
+            pass
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+
+
 @bench_app.command("engine")
 def bench_engine(
     game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from controller.store import Journal, JournalError
 from engine.games import get_game
@@ -49,6 +49,7 @@ class Update:
 
 
 Subscriber = Callable[[Update], None]
+T = TypeVar("T")
 
 
 class TableController:
@@ -59,7 +60,7 @@ class TableController:
         self._log: TableLog | None = None
         self._referee: Referee | None = None
         self._seq = 0
-        self._inbox: queue.Queue[tuple[Callable[[], Outcome], Future[Outcome]] | None] = queue.Queue()
+        self._inbox: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._resume()
 
@@ -102,6 +103,8 @@ class TableController:
         except MalformedLog as exc:
             return Outcome(False, reason=exc.reason)
         stored = event_to_json(event)
+        if isinstance(raw.get("note"), str):  # a correction's reason: the log keeps notes
+            stored["note"] = raw["note"]
         try:
             self.journal.append(self.match_id, stored)
         except JournalError as exc:
@@ -156,8 +159,13 @@ class TableController:
 
     def post(self, raw: Mapping[str, Any]) -> Future[Outcome]:
         """Queue an event from any thread; the future resolves once it is judged and journalled."""
-        done: Future[Outcome] = Future()
-        self._inbox.put((lambda: self.submit(raw), done))
+        return self.run(lambda: self.submit(raw))
+
+    def run(self, work: Callable[[], T]) -> Future[T]:
+        """Run ``work`` on the owning thread, in turn with the events (a correction's undo and
+        play as one step; a consistent read of the state)."""
+        done: Future[T] = Future()
+        self._inbox.put((work, done))
         return done
 
     def _serve(self) -> None:

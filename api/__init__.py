@@ -1,0 +1,1 @@
+"""The web API of the table: REST, a WebSocket of updates, OpenAPI docs (``docs/api.md``)."""

@@ -1,0 +1,122 @@
+"""The table: its public state, and the actions entered on the page (all need the token).
+
+An action the referee accepts answers 200 with the outcome; one that breaks a rule is
+accepted too, with its violation in the body (``applied`` tells whether it stood: under the
+revoke policy ``reject`` an illegal card is recorded but not applied). A malformed action (a
+card the seat does not hold, a call the game does not have) is a 422 and changes nothing;
+a paused table, or one with no match, answers 409.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+
+from api.auth import require_control, require_reader
+from api.routes import done, runtime_of
+from api.schemas import (
+    ActionResponse,
+    CallBody,
+    CorrectBody,
+    DealBody,
+    DeclareBody,
+    DiscardBody,
+    JokerSwapBody,
+    PauseBody,
+    PlayBody,
+)
+from controller.runtime import Result
+
+router = APIRouter(prefix="/api", tags=["table"])
+control = [Depends(require_control)]
+
+
+@router.get("/table", dependencies=[Depends(require_reader)])
+async def table(request: Request) -> dict[str, Any]:
+    """The table as everyone may see it: the hand in progress, the standing, the pause."""
+    snapshot = await done(runtime_of(request).snapshot())
+    return {"seq": snapshot["seq"], **snapshot["state"]}
+
+
+async def _answer(result: Result) -> ActionResponse:
+    outcome = result.outcome
+    if not outcome.accepted:
+        raise HTTPException(status_code=422, detail=outcome.reason or "the table refused the event")
+    return ActionResponse(
+        accepted=True,
+        applied=result.applied,
+        index=outcome.index,
+        violation=outcome.violation,
+        seq=result.seq,
+        state=result.state,
+    )
+
+
+async def _event(request: Request, event: dict[str, Any]) -> ActionResponse:
+    return await _answer(await done(runtime_of(request).submit(event)))
+
+
+@router.post("/deals", dependencies=control)
+async def deal(request: Request, body: DealBody) -> ActionResponse:
+    """A deal: the cards as the machine (or a file) dealt them, or, with no cards, shuffled here."""
+    if body.hands is None and body.rest is not None:
+        raise HTTPException(status_code=422, detail="'rest' without 'hands': give both, or neither to shuffle")
+    result = await done(runtime_of(request).deal(body.hands, body.rest, body.dealer))
+    return await _answer(result)
+
+
+@router.post("/calls", dependencies=control)
+async def call(request: Request, body: CallBody) -> ActionResponse:
+    """A call of the auction: a bid, a pass, a double."""
+    return await _event(request, {"type": "call", **body.model_dump()})
+
+
+@router.post("/declare", dependencies=control)
+async def declare(request: Request, body: DeclareBody) -> ActionResponse:
+    """The declarer names trumps (a suit letter) or, in Bid Whist no-trump, the direction."""
+    return await _event(request, {"type": "declare", **body.model_dump(exclude_none=True)})
+
+
+@router.post("/discard", dependencies=control)
+async def discard(request: Request, body: DiscardBody) -> ActionResponse:
+    """The declarer lays away cards after taking the widow or kitty (never shown until the hand ends)."""
+    return await _event(request, {"type": "discard", **body.model_dump()})
+
+
+@router.post("/joker-swap", dependencies=control)
+async def joker_swap(request: Request, body: JokerSwapBody) -> ActionResponse:
+    """Bid Whist no-trump: a joker's holder gives it up for a kitty card, or declines (card null)."""
+    return await _event(request, {"type": "joker-swap", **body.model_dump()})
+
+
+@router.post("/plays", dependencies=control)
+async def play(request: Request, body: PlayBody) -> ActionResponse:
+    """A card played to the trick, entered by hand (the camera sends the same)."""
+    return await _event(request, {"type": "play", **body.model_dump()})
+
+
+@router.post("/undo", dependencies=control)
+async def undo(request: Request) -> ActionResponse:
+    """Take back the last action of the current hand."""
+    return await _event(request, {"type": "undo"})
+
+
+@router.post("/correct", dependencies=control)
+async def correct(request: Request, body: CorrectBody) -> ActionResponse:
+    """ "That card was the 6 of hearts": the last play is undone and replayed as this card, in one
+    step, both journalled with a note saying it was a correction."""
+    return await _answer(await done(runtime_of(request).correct(body.card, body.seat)))
+
+
+@router.post("/pause", dependencies=control)
+async def pause(request: Request, body: PauseBody | None = None) -> dict[str, Any]:
+    """Pause the table: every event is refused (409) until it resumes; survives a restart."""
+    reason = body.reason if body is not None else PauseBody().reason
+    return await done(runtime_of(request).pause(reason))
+
+
+@router.post("/resume", dependencies=control)
+async def resume(request: Request) -> dict[str, Any]:
+    """Resume a paused table."""
+    return await done(runtime_of(request).resume())

@@ -1,0 +1,85 @@
+"""The request bodies of the API: strict pydantic models, so bad input is a 422 naming the field.
+
+Types are strict (a seat is a JSON integer, not "2" nor 2.0 nor true) and unknown fields are
+refused, as in the table log. What a model cannot know (how many seats this game has, which
+calls it uses, which cards a seat holds) the referee checks, with its own words.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, StringConstraints
+
+Seat = Annotated[StrictInt, Field(ge=0, le=7, description="a seat, 0 to players - 1, clockwise")]
+CardCode = Annotated[
+    StrictStr,
+    StringConstraints(pattern=r"^(?i:[AKQJT98765432][SHDC]|BJ|LJ)$"),
+    Field(description="a card: rank then suit (TH), or a joker (BJ, LJ)", examples=["TH"]),
+]
+CardList = Annotated[list[CardCode], Field(max_length=60)]
+OptionValue = StrictBool | StrictInt | StrictStr
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CallBody(Body):
+    seat: Seat
+    call: Annotated[StrictStr, StringConstraints(min_length=1, max_length=16)] = Field(examples=["pass", "4high"])
+
+
+class DeclareBody(Body):
+    seat: Seat
+    trump: Annotated[StrictStr, StringConstraints(pattern=r"^[SHDCshdc]$")] | None = None
+    direction: Literal["high", "low"] | None = None
+
+
+class DiscardBody(Body):
+    seat: Seat
+    cards: CardList
+
+
+class JokerSwapBody(Body):
+    seat: Seat
+    joker: CardCode
+    card: CardCode | None = Field(default=None, description="the kitty card taken; null declines the swap")
+
+
+class PlayBody(Body):
+    seat: Seat
+    card: CardCode
+
+
+class CorrectBody(Body):
+    card: CardCode = Field(description="the card that was really played")
+    seat: Seat | None = Field(default=None, description="the seat that played it (default: as recorded)")
+
+
+class DealBody(Body):
+    dealer: Seat | None = None
+    hands: Annotated[list[CardList], Field(max_length=8)] | None = Field(
+        default=None, description="a predetermined deal, one card list per seat; omit to shuffle here"
+    )
+    rest: CardList | None = None
+
+
+class PauseBody(Body):
+    reason: Annotated[StrictStr, StringConstraints(min_length=1, max_length=200)] = "paused at the table"
+
+
+class StartMatchBody(Body):
+    game: Literal["poley", "shelem", "fifty-six", "bid-whist", "nap"]
+    players: Annotated[StrictInt, Field(ge=2, le=8)] | None = None
+    options: Annotated[dict[Annotated[str, StringConstraints(max_length=40)], OptionValue], Field(max_length=20)] = {}
+    start: dict[Annotated[str, StringConstraints(max_length=40)], list[StrictInt] | StrictInt] | None = None
+
+
+class ActionResponse(BaseModel):
+    accepted: bool
+    applied: bool = Field(description="false when a violation was recorded but not applied (revoke policy reject)")
+    index: int | None
+    violation: dict[str, Any] | None
+    seq: int
+    state: dict[str, Any]

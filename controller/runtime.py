@@ -1,0 +1,318 @@
+"""The runtime: what the table's services share, around its single writer.
+
+It holds the settings, the journal, the :class:`TableController` and the control token, and
+offers the table's commands to the web API as futures that run on the controller's own
+thread, in turn with every other event: so a pause, a correction (an undo and a play as one
+step) or a read of the state never interleaves with a card the camera saw. It also turns
+each of the controller's updates into its public form (``engine.view``) for the WebSocket.
+The dealing machine, the camera and the panel join it later.
+
+A pause refuses every event until the table resumes. It is kept in a small file beside the
+journal (``croupier.db.paused``), so a table paused before a power cut is still paused after.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from controller.settings import Settings
+from controller.store import Journal, JournalError
+from controller.table import Outcome, TableController, Update
+from engine.actions import Play
+from engine.cards import Card
+from engine.errors import BadNotation, EngineError
+from engine.log import MalformedLog, referee_text
+from engine.view import public_event, public_state
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[dict[str, Any]], None]
+T = TypeVar("T")
+CORRECTION = "correction: the card was misread"
+
+
+class TableRefusal(RuntimeError):
+    """A command the table cannot carry out now (paused, no match, nothing to correct)."""
+
+
+class TablePaused(TableRefusal):
+    pass
+
+
+class BadCommand(ValueError):
+    """A command whose content is wrong (a card that is not a card, a seat not at the table)."""
+
+
+EXPECTED = (TableRefusal, BadCommand, MalformedLog, JournalError, EngineError)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What became of one command: the controller's outcome, whether it changed the hand
+    (a violation under revoke policy ``reject`` does not), and the public state after it."""
+
+    outcome: Outcome
+    applied: bool
+    seq: int
+    state: dict[str, Any]
+
+
+class Runtime:
+    def __init__(self, settings: Settings, journal: Journal, controller: TableController, token: str) -> None:
+        self.settings = settings
+        self.journal = journal
+        self.controller = controller
+        self.token = token
+        self.listeners: list[Listener] = []  # called on the controller's thread with public messages
+        self.seq = 0
+        self.paused: str | None = _read_pause(self.pause_path)
+        self._mark = self._hand_mark()
+        self._applied = False
+        self._started = False
+        controller.subscribers.append(self._on_update)
+
+    @classmethod
+    def open(cls, settings: Settings, token: str) -> Runtime:
+        journal = Journal(settings.store.path)
+        return cls(settings, journal, TableController(journal), token)
+
+    @property
+    def pause_path(self) -> Path:
+        return self.journal.path.with_name(self.journal.path.name + ".paused")
+
+    def start(self) -> None:
+        if not self._started:
+            self.controller.start()
+            self._started = True
+
+    def stop(self) -> None:
+        if self._started:
+            self.controller.stop()
+            self._started = False
+
+    # --- commands (each returns a future resolved on the controller's thread) -------------
+
+    def submit(self, raw: Mapping[str, Any]) -> Future[Result]:
+        return self._run(lambda: self._submit(raw))
+
+    def deal(
+        self, hands: Sequence[Sequence[str]] | None, rest: Sequence[str] | None, dealer: int | None
+    ) -> Future[Result]:
+        """A deal as entered (a predetermined deal), or, without cards, shuffled here as the
+        dealing machine would: uniformly, with a cryptographically secure generator."""
+        return self._run(lambda: self._submit(self._deal_event(hands, rest, dealer)))
+
+    def correct(self, card: str, seat: int | None) -> Future[Result]:
+        return self._run(lambda: self._correct(card, seat))
+
+    def start_match(
+        self, game: str, players: int | None, options: Mapping[str, Any], start: Mapping[str, Any] | None
+    ) -> Future[int]:
+        return self._run(lambda: self._start_match(game, players, options, start))
+
+    def pause(self, reason: str) -> Future[dict[str, Any]]:
+        return self._run(lambda: self._set_pause(reason))
+
+    def resume(self) -> Future[dict[str, Any]]:
+        return self._run(lambda: self._set_pause(None))
+
+    def snapshot(self) -> Future[dict[str, Any]]:
+        return self._run(self.public_snapshot)
+
+    def matches(self) -> Future[list[dict[str, Any]]]:
+        return self._run(self._matches)
+
+    def export(self, match_id: int) -> Future[dict[str, Any]]:
+        return self._run(lambda: self._export(match_id))
+
+    def _run(self, work: Callable[[], T]) -> Future[T]:
+        """Run ``work`` on the controller's thread. An expected refusal reaches the caller
+        through the future without being logged there as a failure of the table."""
+        result: Future[T] = Future()
+
+        def guarded() -> None:
+            try:
+                result.set_result(work())
+            except EXPECTED as exc:
+                result.set_exception(exc)
+            except Exception as exc:  # logged here; the table's thread carries on
+                log.exception("a table command failed")
+                result.set_exception(exc)
+
+        self.controller.run(guarded)
+        return result
+
+    # --- on the controller's thread ---------------------------------------------------------
+
+    def _submit(self, raw: Mapping[str, Any]) -> Result:
+        self._check_open()
+        if self.controller.match_id is None:
+            raise TableRefusal("no match has been started: start one first")
+        self._applied = False
+        outcome = self.controller.submit(raw)
+        return Result(outcome, outcome.accepted and self._applied, self.seq, self.public_table())
+
+    def _check_open(self) -> None:
+        if self.paused is not None:
+            raise TablePaused(f"the table is paused ({self.paused}): resume it first")
+
+    def _correct(self, card: str, seat: int | None) -> Result:
+        self._check_open()
+        referee = self.controller.referee
+        hand = referee.match.current if referee is not None else None
+        if hand is None or not hand.moves or not isinstance(hand.moves[-1][1], Play):
+            raise TableRefusal("the last action of this hand was not a play: there is no card to correct")
+        old_seat, old = hand.moves[-1][0], hand.moves[-1][1]
+        new_seat = old_seat if seat is None else seat
+        new = _card(card)
+        if not 0 <= new_seat < hand.players:
+            raise BadCommand(f"'seat' must be a seat from 0 to {hand.players - 1}, not {new_seat}")
+        if (new_seat, new) == (old_seat, old.card):
+            raise BadCommand(f"seat {old_seat} played {new} already: there is nothing to correct")
+        if not (hand.holds(new_seat, new) or (new_seat == old_seat and new == old.card)):
+            raise BadCommand(f"seat {new_seat} does not hold {new}: the correction would not replace {old.card}")
+        undone = self._submit({"type": "undo", "note": CORRECTION})
+        if not undone.outcome.accepted:
+            return undone
+        return self._submit({"type": "play", "seat": new_seat, "card": str(new), "note": CORRECTION})
+
+    def _deal_event(
+        self, hands: Sequence[Sequence[str]] | None, rest: Sequence[str] | None, dealer: int | None
+    ) -> dict[str, Any]:
+        event: dict[str, Any] = {"type": "deal"}
+        if dealer is not None:
+            event["dealer"] = dealer
+        if hands is not None or rest is not None:
+            event["hands"], event["rest"] = hands, rest if rest is not None else []
+            return event
+        event["hands"], event["rest"] = self._shuffled(dealer)
+        return event
+
+    def _shuffled(self, dealer: int | None) -> tuple[list[list[str]], list[str]]:
+        referee = self.controller.referee
+        if referee is None:
+            raise TableRefusal("no match has been started: start one first")
+        match = referee.match
+        dealer = dealer if dealer is not None else match.next_dealer()
+        if dealer is None or not 0 <= dealer < match.players:
+            raise BadCommand(f"the first deal must name its dealer, a seat from 0 to {match.players - 1}")
+        pack = [str(c) for c in match.game.pack]
+        secrets.SystemRandom().shuffle(pack)
+        hands, at = [], 0
+        for size in match.game.deal_shape(match.players, match.options, dealer).per_seat:
+            hands.append(pack[at : at + size])
+            at += size
+        return hands, pack[at:]
+
+    def _start_match(
+        self, game: str, players: int | None, options: Mapping[str, Any], start: Mapping[str, Any] | None
+    ) -> int:
+        self._check_open()
+        match_id = self.controller.start_match(game, players, options, start)
+        self._mark = self._hand_mark()
+        self._tell(self.public_snapshot())
+        return match_id
+
+    def _set_pause(self, reason: str | None) -> dict[str, Any]:
+        if reason is None:
+            self.pause_path.unlink(missing_ok=True)
+        else:
+            _write_pause(self.pause_path, reason)
+        self.paused = reason
+        snapshot = self.public_snapshot()
+        self._tell(snapshot)
+        return snapshot
+
+    def _matches(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": m.id,
+                "game": m.game,
+                "players": m.players,
+                "options": m.options,
+                "start": m.start,
+                "events": m.events,
+                "created": m.created,
+                "current": m.id == self.controller.match_id,
+            }
+            for m in self.journal.matches()
+        ]
+
+    def _export(self, match_id: int) -> dict[str, Any]:
+        """The match as a table log, without a hand in progress: only ended hands are public."""
+        doc = self.journal.export(match_id)
+        referee = referee_text(json.dumps(doc))
+        hand = referee.match.current
+        if hand is not None and not hand.is_over():
+            last_deal = max(i for i, e in enumerate(doc["events"]) if e.get("type") == "deal")
+            doc["events"] = doc["events"][:last_deal]
+        return doc
+
+    # --- what is published ------------------------------------------------------------------
+
+    def public_table(self) -> dict[str, Any]:
+        referee = self.controller.referee
+        table: dict[str, Any] = {"match_id": self.controller.match_id, "paused": self.paused}
+        if referee is None:
+            return table | {"game": None, "hand": None}
+        return table | public_state(referee)
+
+    def public_snapshot(self) -> dict[str, Any]:
+        return {"type": "snapshot", "seq": self.seq, "state": self.public_table()}
+
+    def _on_update(self, update: Update) -> None:
+        self.seq = update.seq
+        mark = self._hand_mark()
+        self._applied, self._mark = mark != self._mark, mark
+        referee = self.controller.referee
+        assert referee is not None
+        message = {
+            "type": "update",
+            "seq": update.seq,
+            "event": public_event(referee.match.game.name, update.event, applied=self._applied),
+            "violation": update.violation,
+            "state": self.public_table(),
+        }
+        self._tell(message)
+
+    def _tell(self, message: dict[str, Any]) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(message)
+            except Exception:  # a broken page connection must never stop the table
+                log.exception("a listener failed on a %s message", message.get("type"))
+
+    def _hand_mark(self) -> tuple[int, int]:
+        """Changes whenever an event changes the match (a deal, or a push or pop in the hand)."""
+        referee = self.controller.referee
+        hand = referee.match.current if referee is not None else None
+        return (len(referee.match.hands) if referee else 0, hand.version if hand is not None else -1)
+
+
+def _card(text: str) -> Card:
+    try:
+        return Card.from_str(text)
+    except BadNotation:
+        raise BadCommand(f"'card': {text!r} is not a card code such as 'TH'") from None
+
+
+def _read_pause(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip() or "paused"
+    except FileNotFoundError:
+        return None
+
+
+def _write_pause(path: Path, reason: str) -> None:
+    """Write the pause beside the journal atomically: a power cut leaves the old or the new."""
+    partial = path.with_name(path.name + ".tmp")
+    partial.write_text(reason + "\n", encoding="utf-8")
+    os.replace(partial, path)

@@ -1,0 +1,103 @@
+"""Against a real server: uvicorn on 127.0.0.1 and a free port, httpx, a real WebSocket client;
+and ``croupier serve`` as a user starts it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from websockets.sync.client import connect
+
+from api.app import create_app
+from tests.api.conftest import AUTH, make_runtime
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    runtime = make_runtime(tmp_path)
+    port = free_port()
+    config = uvicorn.Config(create_app(runtime), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    yield f"127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+    runtime.stop()
+
+
+def test_a_real_server_serves_the_table_and_its_websocket(server):
+    with httpx.Client(base_url=f"http://{server}", timeout=10) as http:
+        assert http.get("/api/health").json()["status"] == "ok"
+        assert http.post("/api/matches", json={"game": "poley"}).status_code == 401
+        assert http.post("/api/matches", json={"game": "poley"}, headers=AUTH).status_code == 201
+        with connect(f"ws://{server}/ws", open_timeout=10) as ws:
+            snapshot = json.loads(ws.recv(timeout=10))
+            assert snapshot["type"] == "snapshot" and snapshot["state"]["game"] == "poley"
+            assert http.post("/api/deals", json={"dealer": 1}, headers=AUTH).status_code == 200
+            assert http.post("/api/calls", json={"seat": 2, "call": "pass"}, headers=AUTH).status_code == 200
+            updates = [json.loads(ws.recv(timeout=10)) for _ in range(2)]
+        assert [u["seq"] for u in updates] == [snapshot["seq"] + 1, snapshot["seq"] + 2]
+        assert updates[0]["event"]["cards_per_seat"] == [5, 5, 5, 5]
+        assert "/api/calls" in http.get("/openapi.json").json()["paths"]
+        assert http.get("/docs").status_code == 200
+        huge = http.post("/api/calls", content=b"{" + b" " * 70_000 + b"}", headers=AUTH)
+        assert huge.status_code == 413
+
+
+def test_croupier_serve_prints_the_token_once_and_serves(tmp_path):
+    env = {**os.environ, "CROUPIER_STORE__PATH": str(tmp_path / "table.db")}
+    port = free_port()
+    for run in range(2):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "controller", "serve", "--port", str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            lines = []
+            while not (line := child.stdout.readline()).startswith("croupier: serving"):  # type: ignore[union-attr]
+                assert line, child.stderr.read()  # type: ignore[union-attr]
+                lines.append(line)
+            token = (tmp_path / "table.db.token").read_text().strip()
+            assert lines == (
+                [f"control token (shown once; kept in {tmp_path / 'table.db.token'}): {token}\n"] if run == 0 else []
+            )
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    answer = httpx.post(
+                        f"http://127.0.0.1:{port}/api/matches",
+                        json={"game": "nap", "players": 3},
+                        headers={"Authorization": f"Bearer {token}"},
+                    )
+                    break
+                except httpx.ConnectError:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.05)
+            assert answer.status_code == 201 and answer.json()["match_id"] == run + 1
+        finally:
+            child.terminate()
+            child.wait(timeout=10)
