@@ -1,11 +1,14 @@
-"""System: health (always open: it tells nothing about the cards)."""
+"""System: health (always open: it tells nothing about the cards), and the setup screen's QR code."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
-from fastapi import APIRouter, Request
+import segno
+from fastapi import APIRouter, Depends, Request, Response
 
+from api.auth import require_control
 from api.routes import runtime_of
 
 router = APIRouter(prefix="/api", tags=["system"])
@@ -15,3 +18,13 @@ router = APIRouter(prefix="/api", tags=["system"])
 async def health(request: Request) -> dict[str, Any]:
     runtime = runtime_of(request)
     return {"status": "ok", "paused": runtime.paused is not None, "seq": runtime.seq}
+
+
+@router.get("/qr", dependencies=[Depends(require_control)], response_class=Response)
+async def setup_qr(request: Request) -> Response:
+    """The page's address with the control token (``#token=...``) as a QR code (SVG), for the setup
+    screen: a phone scans it instead of typing the token. Needs the token, so it tells nothing new."""
+    text = f"{request.base_url}#token={runtime_of(request).token}"
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False, dark="#000", light="#fff")
+    return Response(out.getvalue(), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})

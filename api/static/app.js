@@ -63,11 +63,8 @@ async function showQr() {
   box.replaceChildren();
   if (!getToken()) return;
   try {
-    const answer = await fetch("/api/qr", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${getToken()}` },
-      body: JSON.stringify({ text: `${location.origin}/#token=${encodeURIComponent(getToken())}` }),
-    });
+    // The server draws the page's address with "#token=..." (segno); it needs the token.
+    const answer = await fetch("/api/qr", { headers: { Authorization: `Bearer ${getToken()}` } });
     if (answer.ok) box.innerHTML = await answer.text();
   } catch {
     // no QR code: the token can still be typed
