@@ -48,7 +48,7 @@ function renderTable(state) {
     return;
   }
   for (let seat = 0; seat < n; seat++) {
-    const pos = seatPosition(seat, n, 42);
+    const pos = seatPosition(seat, n, 38);
     const box = el("div", "seat");
     box.dataset.seat = seat;
     box.style.left = `${pos.x}%`;
@@ -288,7 +288,7 @@ export function renderMatches(matches) {
   const list = el("ul", "matches");
   for (const m of matches.slice().reverse()) {
     const item = el("li");
-    const link = el("a", "", `Match ${m.id}: ${gameTitle(m.game)}, ${m.players} players, ${m.events} events`);
+    const link = el("a", "", `Match ${m.id}: ${gameTitle(m.game)}, ${m.players} players, ${m.events} ${m.events === 1 ? "event" : "events"}`);
     link.href = `/api/matches/${m.id}/log`;
     link.target = "_blank";
     item.append(link, el("span", "muted", ` ${m.created.slice(0, 16).replace("T", " ")}${m.current ? " · at the table" : ""}`));
