@@ -26,5 +26,6 @@ async def setup_qr(request: Request) -> Response:
     screen: a phone scans it instead of typing the token. Needs the token, so it tells nothing new."""
     text = f"{request.base_url}#token={runtime_of(request).token}"
     out = io.BytesIO()
-    segno.make(text, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False, dark="#000", light="#fff")
+    qr = segno.make(text, error="m")
+    qr.save(out, kind="svg", scale=4, border=2, xmldecl=False, omitsize=True, dark="#000", light="#fff")
     return Response(out.getvalue(), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
