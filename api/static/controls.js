@@ -145,6 +145,13 @@ function cardPicker(game, onPick, verb) {
     b.setAttribute("aria-label", suitName(s));
     suits.append(b);
   }
-  box.append(ranks, suits, go);
+  box.append(ranks, suits);
+  if (game === "bid-whist") {
+    // Jokers have no suit: one button names one directly.
+    const jokers = el("div", "ranks");
+    for (const j of ["BJ", "LJ"]) jokers.append(button(label(j), () => onPick(j)));
+    box.append(jokers);
+  }
+  box.append(go);
   return box;
 }
