@@ -19,6 +19,8 @@ from engine.log import MalformedLog, dumps, referee_text, replay
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Croupier: the refereed card table.")
 bench_app = typer.Typer(no_args_is_help=True, help="Measure the engine, vision and dealer.")
 app.add_typer(bench_app, name="bench")
+vision_app = typer.Typer(no_args_is_help=True, help="Read cards from camera images.")
+app.add_typer(vision_app, name="vision")
 
 console = Console()
 
@@ -87,6 +89,23 @@ def sim(
         sys.stdout.write(json.dumps(report) + "\n")
     else:
         print_report(console, report, table.match.players)
+
+
+@app.command()
+def mat(
+    out: Annotated[Path, typer.Option(help="Where to write the mat: a .pdf or a .png file.")],
+    seats: Annotated[int, typer.Option(help="Seats around the table: 4 or 6.")] = 4,
+    size: Annotated[str, typer.Option(help="Sheet size: a2 or a3 (landscape).")] = "a2",
+    dpi: Annotated[int, typer.Option(min=50, max=600, help="Print resolution.")] = 150,
+) -> None:
+    """Write the printable play mat: four ArUco markers, one zone per seat and a centre area."""
+    from vision.mat import MatError, MatLayout
+    from vision.mat_print import MatOutputError, write_mat
+
+    try:
+        write_mat(MatLayout.create(seats, size.lower()), out, dpi)
+    except (MatError, MatOutputError) as exc:
+        fail(str(exc))
 
 
 @bench_app.command("engine")
