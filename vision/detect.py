@@ -1,0 +1,222 @@
+"""Finding card quadrilaterals in a frame, and warping each card upright to a canonical size.
+
+Card faces are paper: bright and unsaturated, brighter than the table around them even on a pale
+table. The segmentation therefore divides the brightness by an estimate of the *table's* local
+brightness (a median over a window four cards wide, taken at 1/16 scale, so that uneven light
+cancels and the cards, a minority of each window, do not raise it), and keeps unsaturated pixels
+clearly brighter than the table. Never a single global threshold.
+
+Each blob of card pixels is then either one card (it fills its minimum-area rectangle and has a
+card's proportions) or several touching or overlapping cards. Those are split by growing a card
+of the known size from every right-angled convex corner of the blob's outline and keeping the
+hypotheses that lie on card pixels; the classifier then reads each one, and a hypothesis that
+is not a real card has no readable index. The card size comes from the caller (through the mat's
+scale) or from the single cards seen in the same frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CARD_ASPECT = 63.5 / 88.9  # width over height of a poker-size card
+CANONICAL_W = 200
+CANONICAL_H = 280
+WORK_WIDTH = 960  # segmentation runs at most this wide: cards stay 40+ px, the mask costs 1/4
+_BRIGHTER = 1.12  # card paper over the local table brightness
+_MAX_SATURATION = 70
+_MIN_FILL = 0.88
+_MIN_SUPPORT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class CardQuad:
+    """A card's outline in frame pixels: corners clockwise, starting at an end of a short side."""
+
+    corners: np.ndarray  # 4 x 2 float
+    single: bool  # found as a blob of its own, not split out of touching cards
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x, y = self.corners.mean(axis=0)
+        return (float(x), float(y))
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """(short side, long side) in pixels, averaged over opposite sides."""
+        c = self.corners
+        a = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[3] - c[2])) / 2
+        b = (np.linalg.norm(c[2] - c[1]) + np.linalg.norm(c[0] - c[3])) / 2
+        return (float(min(a, b)), float(max(a, b)))
+
+
+def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame)."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, WORK_WIDTH / w)
+    small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    value = hsv[..., 2]
+    tiny = cv2.resize(value, None, fx=1 / 16, fy=1 / 16, interpolation=cv2.INTER_AREA)
+    window = max(3, (tiny.shape[1] // 4) | 1)  # about four cards wide at the usual scales: a trick is a minority
+    table = cv2.resize(cv2.medianBlur(tiny, window), (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
+    bright = value.astype(np.float32) > _BRIGHTER * table.astype(np.float32) + 8
+    mask = (bright & (hsv[..., 1] < _MAX_SATURATION)).astype(np.uint8) * 255
+    # Close the card's own ink (indices, pips) into the card; open away specks and thin lines.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    return mask, scale
+
+
+def _edges(frame: np.ndarray, scale: float) -> np.ndarray:
+    """Image edges at work scale, thickened by a pixel so that a rectangle's side can be tested on them."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    if scale < 1:
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return cv2.dilate(cv2.Canny(grey, 30, 90), np.ones((3, 3), np.uint8))
+
+
+def _clockwise(corners: np.ndarray) -> np.ndarray:
+    """Corners ordered clockwise on screen (y down), starting at an end of a short side."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    centre = c.mean(axis=0)
+    c = c[np.argsort(np.arctan2(c[:, 1] - centre[1], c[:, 0] - centre[0]))]
+    if np.linalg.norm(c[1] - c[0]) > np.linalg.norm(c[2] - c[1]):
+        c = np.roll(c, -1, axis=0)
+    return c
+
+
+def _fill(mask: np.ndarray, quad: np.ndarray) -> float:
+    """The share of a quadrilateral (work-scale pixels) that is card pixels; off-frame parts count as not."""
+    area = cv2.contourArea(quad.astype(np.float32))
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
+    region = mask[y0:y1, x0:x1]
+    if region.size == 0 or area <= 0:
+        return 0.0
+    inside = np.zeros(region.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad - (x0, y0)).astype(np.int32), 1)
+    return float(np.count_nonzero(region[inside > 0])) / max(area, float(inside.sum()))
+
+
+def _single_card(contour: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+    """The corners of a blob that is one whole card, or None."""
+    (_, _), (rw, rh), _ = rect = cv2.minAreaRect(contour)
+    if min(rw, rh) < 8 or not 0.6 <= min(rw, rh) / max(rw, rh) <= 0.82:
+        return None
+    hull = cv2.convexHull(contour)
+    approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+    quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else cv2.boxPoints(rect)
+    return quad if _fill(mask, quad) >= 0.93 else None
+
+
+def _corner_hypotheses(contour: np.ndarray, size: tuple[float, float]) -> list[np.ndarray]:
+    """Cards of ``size`` (short, long; work pixels) grown from each right-angled convex corner."""
+    short, long_ = size
+    poly = cv2.approxPolyDP(contour, max(2.0, 0.04 * short), True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    area_sign = np.sign(cv2.contourArea(poly.astype(np.float32), oriented=True)) or 1.0
+    out = []
+    for i in range(n):
+        v, a, b = poly[i], poly[i - 1], poly[(i + 1) % n]
+        ea, eb = a - v, b - v
+        la, lb = np.linalg.norm(ea), np.linalg.norm(eb)
+        if la < 0.2 * short or lb < 0.2 * short:
+            continue
+        ua, ub = ea / la, eb / lb
+        if abs(float(ua @ ub)) > 0.34:  # not within ~20 degrees of a right angle
+            continue
+        if np.sign(ea[0] * eb[1] - ea[1] * eb[0]) == area_sign:  # a reflex (inward) corner
+            continue
+        for along_a, along_b in ((short, long_), (long_, short)):
+            if la <= 1.2 * along_a and lb <= 1.2 * along_b:
+                out.append(np.array([v, v + ua * along_a, v + ua * along_a + ub * along_b, v + ub * along_b]))
+    return out
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def _edge_support(edges: np.ndarray, quad: np.ndarray, samples: int = 24) -> float:
+    """The share of a quadrilateral's sides (rounded corners left out) that lies on an image edge."""
+    t = np.linspace(0.12, 0.88, samples)
+    points = np.vstack([quad[i] + np.outer(t, quad[(i + 1) % 4] - quad[i]) for i in range(4)])
+    xy = np.round(points).astype(int)
+    h, w = edges.shape
+    inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    return float(np.count_nonzero(edges[xy[inside, 1], xy[inside, 0]])) / len(xy)
+
+
+def _split_blob(
+    contour: np.ndarray, mask: np.ndarray, edges: np.ndarray, size: tuple[float, float]
+) -> list[np.ndarray]:
+    """Cards in a blob of touching or overlapping cards. A card grown from a corner must lie on
+    card pixels *and* have most of its outline on image edges (the blob's border, or the shadow
+    line of a card lying on it): inside a white pile, a wrong rectangle has no edges to stand on."""
+    scored = []
+    for quad in _corner_hypotheses(contour, size):
+        fill = _fill(mask, quad)
+        support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
+        if support >= _MIN_SUPPORT:
+            scored.append((support * fill, quad))
+    kept: list[np.ndarray] = []
+    for _, quad in sorted(scored, key=lambda s: -s[0]):
+        if all(_iou(quad, k) < 0.5 for k in kept):
+            kept.append(quad)
+    return kept
+
+
+def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = None) -> list[CardQuad]:
+    """Card outlines in a BGR frame. ``card_size_px`` (short, long side in frame pixels), when
+    known from the mat, lets touching cards be split even when no card lies on its own."""
+    mask, scale = card_pixels(frame)
+    edges = _edges(frame, scale)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    min_area = 0.0008 * mask.size
+    singles, clusters = [], []
+    for contour in contours:
+        if cv2.contourArea(contour) < min_area:
+            continue
+        quad = _single_card(contour, mask)
+        if quad is None:
+            clusters.append(contour)
+        else:
+            singles.append((CardQuad(_clockwise(quad / scale), True), contour))
+    size = _card_size(card_size_px, [q for q, _ in singles])
+    if size is not None:
+        # A card-shaped blob of the wrong size is a tidy pile of cards (or not a card at all).
+        wrong = [c for q, c in singles if abs(q.size[1] / size[1] - 1) > 0.2]
+        singles = [(q, c) for q, c in singles if abs(q.size[1] / size[1] - 1) <= 0.2]
+        clusters += wrong
+    found = [q for q, _ in singles]
+    if size is not None:
+        work_size = (size[0] * scale, size[1] * scale)
+        for contour in clusters:
+            found += [CardQuad(_clockwise(q / scale), False) for q in _split_blob(contour, mask, edges, work_size)]
+    return found
+
+
+def _card_size(given: tuple[float, float] | None, singles: list[CardQuad]) -> tuple[float, float] | None:
+    """Card (short, long) size in frame pixels: given, or the median of the single cards seen."""
+    if given is not None:
+        return given
+    if not singles:
+        return None
+    # The size most singles agree with; on a tie the smaller, since a tidy pile is larger than a card.
+    longs = np.array([q.size[1] for q in singles])
+    support = [(int(np.sum(np.abs(longs / long_ - 1) <= 0.2)), -long_) for long_ in longs]
+    return singles[max(range(len(singles)), key=lambda i: support[i])].size
+
+
+def warp_card(frame: np.ndarray, quad: CardQuad, size: tuple[int, int] = (CANONICAL_W, CANONICAL_H)) -> np.ndarray:
+    """The card upright (portrait) at ``size`` (w, h). Which end is up is not known, and need not
+    be: a card's two indices are point-symmetric, so both read upright after a portrait warp."""
+    w, h = size
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    homography = cv2.getPerspectiveTransform(quad.corners.astype(np.float32), target)
+    return cv2.warpPerspective(frame, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
