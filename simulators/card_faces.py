@@ -15,7 +15,7 @@ from functools import cache
 import cv2
 import numpy as np
 
-from engine.cards import BIG_JOKER, LITTLE_JOKER, Card, Suit
+from engine.cards import BIG_JOKER, CARDS, LITTLE_JOKER, Card, Suit
 
 FACE_W = 250
 FACE_H = 350
@@ -234,3 +234,8 @@ def _mask() -> np.ndarray:
 def card_mask() -> np.ndarray:
     """The card's outline with its rounded corners: 255 inside, 0 outside (``FACE_H x FACE_W``)."""
     return _mask().copy()
+
+
+def all_faces() -> list[tuple[Card, np.ndarray]]:
+    """Every card of the 54 with its face: what a classifier's templates are taken from."""
+    return [(c, render_face(c)) for c in CARDS]

@@ -109,7 +109,35 @@ def _single_card(contour: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
     hull = cv2.convexHull(contour)
     approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
     quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else cv2.boxPoints(rect)
-    return quad if _fill(mask, quad) >= 0.93 else None
+    if _fill(mask, quad) < 0.93:
+        return None
+    return _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
+
+
+def _sharp_corners(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
+    """Corners where the card's straight sides meet, not on its rounded corners: a line is fitted
+    to the outline points along the middle of each side, and neighbouring lines intersected."""
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        t = (outline - a) @ d / length**2
+        dist = np.abs(np.cross(d / length, outline - a))
+        near = outline[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.04 * length))]
+        if len(near) < 2:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p, u), (q, v) = lines[i - 1], lines[i]
+        m = np.array([u, -v]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad
+        s, _ = np.linalg.solve(m, q - p)
+        out.append(p + s * u)
+    return np.array(out)
 
 
 def _corner_hypotheses(contour: np.ndarray, size: tuple[float, float]) -> list[np.ndarray]:

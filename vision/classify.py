@@ -1,0 +1,296 @@
+"""Reading a card's rank and suit from its corner indices, with colour and the body as checks.
+
+The input is a card already warped upright to the canonical size (:mod:`vision.detect`). Both
+index corners are read: the top-left one as it is and the bottom-right one turned 180 degrees
+(an index is point-symmetric, so both are upright). Each corner's rank and suit glyphs are found
+by normalised cross-correlation against the deck's templates inside a search window, which
+absorbs a few pixels of error in the card's outline. Glyphs are compared on *darkness*
+(255 minus the smallest channel), so that red and black ink look alike and colour is judged
+separately: the ink's redness must agree with the suit, and tells the two jokers apart.
+
+The body gives an independent second opinion against the classic confusions (A/4, 6/8/9): the
+number of pips must equal a number card's rank, an ace has one large pip, court cards and jokers
+a picture. A read whose evidence is weak or contradictory is returned with ``card=None``:
+"unknown" rather than a guess, because a wrong card at the table is a false accusation.
+
+Templates come from a deck's faces (:meth:`IndexTemplates.from_faces`): the project's own faces,
+or, later, a deck enrolled from the camera. Nothing here is tied to one deck's drawing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.cards import BIG_JOKER, LITTLE_JOKER, Card, Suit
+from vision.detect import CANONICAL_H, CANONICAL_W
+
+log = logging.getLogger(__name__)
+
+ACCEPT = 0.5  # reads below this confidence are reported as unknown
+JOKER = "JK"
+STAR = "*"
+_INDEX_BOX = (0.0, 0.0, 0.165, 0.3)  # where a corner index lies, as fractions of the card
+_INK = 60  # darkness above which a pixel is ink
+_MARGIN = 5  # search slack around the glyphs' template positions, pixels
+
+
+class TemplateError(ValueError):
+    """A deck's faces from which no usable index templates can be taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead:
+    """What the classifier made of one warped card."""
+
+    card: Card | None
+    confidence: float
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexTemplates:
+    """A deck's index glyphs (darkness images) and where on the card to look for them."""
+
+    ranks: dict[str, np.ndarray]
+    suits: dict[str, np.ndarray]
+    rank_window: tuple[int, int, int, int]  # x0, y0, x1, y1 in canonical pixels
+    suit_window: tuple[int, int, int, int]
+    likeness: dict[tuple[str, str], float]  # how well each glyph matches each other glyph of its kind
+
+    @classmethod
+    def from_faces(cls, faces: Iterable[tuple[Card, np.ndarray]]) -> IndexTemplates:
+        """Templates from one face per card (BGR images of any size, portrait, upright)."""
+        ranks: dict[str, np.ndarray] = {}
+        suits: dict[str, np.ndarray] = {}
+        rank_boxes, suit_boxes = [], []
+        for card, face in faces:
+            rank_box, suit_box = _glyph_boxes(_darkness(_as_seen(face)), card)
+            dark = _darkness(_as_seen(face))
+            ranks.setdefault(_rank_key(card), _crop(dark, rank_box))
+            suits.setdefault(_suit_key(card), _crop(dark, suit_box))
+            rank_boxes.append(rank_box)
+            suit_boxes.append(suit_box)
+        if not ranks:
+            raise TemplateError("no faces to take index templates from")
+        likeness = _likeness(ranks) | _likeness(suits)
+        return cls(ranks, suits, _window(rank_boxes), _window(suit_boxes), likeness)
+
+
+def _likeness(glyphs: dict[str, np.ndarray]) -> dict[tuple[str, str], float]:
+    """Pairwise best correlation of glyphs: how close a perfect read of one comes to the other."""
+    out = {}
+    for a, ga in glyphs.items():
+        for b, gb in glyphs.items():
+            if a != b:
+                h, w = max(ga.shape[0], gb.shape[0]) + 2 * _MARGIN, max(ga.shape[1], gb.shape[1]) + 2 * _MARGIN
+                canvas = np.zeros((h, w), np.float32)
+                canvas[_MARGIN : _MARGIN + ga.shape[0], _MARGIN : _MARGIN + ga.shape[1]] = ga
+                out[(a, b)] = float(cv2.matchTemplate(canvas, gb, cv2.TM_CCOEFF_NORMED).max())
+    return out
+
+
+def _as_seen(face: np.ndarray) -> np.ndarray:
+    """A face as the camera delivers it after the warp: canonical size, softened by having been
+    about half as many pixels wide in the frame."""
+    small = cv2.resize(face, (CANONICAL_W * 11 // 20, CANONICAL_H * 11 // 20), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (CANONICAL_W, CANONICAL_H), interpolation=cv2.INTER_LINEAR)
+
+
+def _darkness(card: np.ndarray) -> np.ndarray:
+    """255 minus the smallest channel: ink of any colour is dark, paper is not."""
+    return (255 - card.min(axis=2)).astype(np.float32)
+
+
+def _rank_key(card: Card) -> str:
+    return JOKER if card.is_joker else str(card)[0]
+
+
+def _suit_key(card: Card) -> str:
+    return STAR if card.is_joker else str(card)[1]
+
+
+def _glyph_boxes(dark: np.ndarray, card: Card) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """The rank's and the suit's boxes (x0, y0, x1, y1) in the top-left index: ink rows split at
+    the widest gap between them."""
+    x0, y0, x1, y1 = _index_pixels()
+    ink = dark[y0:y1, x0:x1] > _INK
+    rows = np.flatnonzero(ink.any(axis=1))
+    if len(rows) < 4:
+        raise TemplateError(f"no index found on the face of {card}")
+    gaps = np.diff(rows)
+    cut = int(np.argmax(gaps))
+    if gaps[cut] < 2:
+        raise TemplateError(f"the index of {card} has no gap between rank and suit")
+    boxes = []
+    for band in (rows[: cut + 1], rows[cut + 1 :]):
+        cols = np.flatnonzero(ink[band[0] : band[-1] + 1].any(axis=0))
+        boxes.append((x0 + int(cols[0]), y0 + int(band[0]), x0 + int(cols[-1]) + 1, y0 + int(band[-1]) + 1))
+    return boxes[0], boxes[1]
+
+
+def _index_pixels() -> tuple[int, int, int, int]:
+    bx0, by0, bx1, by1 = _INDEX_BOX
+    return (round(bx0 * CANONICAL_W), round(by0 * CANONICAL_H), round(bx1 * CANONICAL_W), round(by1 * CANONICAL_H))
+
+
+def _crop(dark: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> np.ndarray:
+    x0, y0, x1, y1 = box
+    return dark[max(0, y0 - pad) : y1 + pad, max(0, x0 - pad) : x1 + pad].copy()
+
+
+def _window(boxes: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+    a = np.array(boxes)
+    return (
+        max(0, int(a[:, 0].min()) - _MARGIN - 2),
+        max(0, int(a[:, 1].min()) - _MARGIN - 2),
+        min(CANONICAL_W, int(a[:, 2].max()) + _MARGIN + 2),
+        min(CANONICAL_H, int(a[:, 3].max()) + _MARGIN + 2),
+    )
+
+
+# ---- reading one card ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _CornerRead:
+    rank: str
+    suit: str
+    confidence: float
+
+
+def _scores(region: np.ndarray, templates: dict[str, np.ndarray]) -> list[tuple[float, str]]:
+    out = []
+    for key, glyph in templates.items():
+        if glyph.shape[0] > region.shape[0] or glyph.shape[1] > region.shape[1]:
+            continue
+        out.append((float(cv2.matchTemplate(region, glyph, cv2.TM_CCOEFF_NORMED).max()), key))
+    return sorted(out, reverse=True)
+
+
+def _quality(scores: list[tuple[float, str]], likeness: dict[tuple[str, str], float]) -> float:
+    """How sure a template match is: a high best score, and clear of the runner-up *relative to
+    how alike the two glyphs are* (a club and a spade correlate at 0.9 when blurred: a 0.03
+    lead between them means as much as a 0.3 lead between a 7 and a K)."""
+    if len(scores) < 2:
+        return 0.0
+    (best, first), (second, runner) = scores[0], scores[1]
+    gap = max(0.02, 1.0 - likeness.get((first, runner), 0.0))
+    return float(np.clip((best - 0.45) / 0.3, 0, 1) * np.clip((best - second) / gap / 0.4, 0, 1))
+
+
+_SUITS_OF_COLOUR = {True: {"H", "D", STAR}, False: {"C", "S", STAR}}
+
+
+def _read_corner(dark: np.ndarray, templates: IndexTemplates, red: bool | None) -> _CornerRead:
+    """One corner's rank and suit. With the ink's colour known, the suit competes only against
+    the suit of the same colour (a diamond against a heart): that margin is the one that matters."""
+    x0, y0, x1, y1 = templates.rank_window
+    ranks = _scores(dark[y0:y1, x0:x1], templates.ranks)
+    x0, y0, x1, y1 = templates.suit_window
+    suit_templates = templates.suits
+    if red is not None:
+        suit_templates = {k: v for k, v in suit_templates.items() if k in _SUITS_OF_COLOUR[red]}
+    suits = _scores(dark[y0:y1, x0:x1], suit_templates)
+    if not ranks or not suits:
+        return _CornerRead("", "", 0.0)
+    quality = min(_quality(ranks, templates.likeness), _quality(suits, templates.likeness))
+    return _CornerRead(ranks[0][1], suits[0][1], quality)
+
+
+def _normalised(card: np.ndarray) -> np.ndarray:
+    """The card with its paper brought to white: uneven light and grey exposure cancel."""
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    paper = float(np.percentile(grey, 90))
+    return np.clip(card.astype(np.float32) * (245.0 / max(paper, 40.0)), 0, 255).astype(np.uint8)
+
+
+def _redness(card: np.ndarray, dark: np.ndarray) -> float | None:
+    """Mean redness of the ink in both index corners; None when there is too little ink to judge."""
+    x0, y0, x1, y1 = _index_pixels()
+    patches = [card[y0:y1, x0:x1], card[::-1, ::-1][y0:y1, x0:x1]]
+    darks = [dark[y0:y1, x0:x1], dark[::-1, ::-1][y0:y1, x0:x1]]
+    values = []
+    for patch, d in zip(patches, darks, strict=True):
+        ink = d > 2 * _INK
+        if np.count_nonzero(ink) >= 20:
+            p = patch[ink].astype(np.float32)
+            values.append(float(np.mean(p[:, 2] - (p[:, 0] + p[:, 1]) / 2)))
+    return max(values) if values else None
+
+
+def body_reading(dark: np.ndarray) -> str:
+    """The body's own say: ``"picture"``, ``"ace"``, or the number of pips as a string."""
+    h, w = dark.shape
+    body = (dark[round(0.08 * h) : round(0.92 * h), round(0.18 * w) : round(0.82 * w)] > 2 * _INK).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(body)
+    bh, bw = body.shape
+    big = [s for s in stats[1:n] if s[cv2.CC_STAT_AREA] >= 0.003 * body.size]
+    if any(s[cv2.CC_STAT_WIDTH] > 0.5 * bw and s[cv2.CC_STAT_HEIGHT] > 0.5 * bh for s in big):
+        return "picture"
+    if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * body.size:
+        return "ace"
+    return str(len(big))
+
+
+def _body_expected(rank: str) -> str:
+    if rank in ("J", "Q", "K", JOKER):
+        return "picture"
+    if rank == "A":
+        return "ace"
+    return "10" if rank == "T" else rank
+
+
+def _card_from(rank: str, suit: str, red: bool | None) -> Card | None:
+    if rank == JOKER or suit == STAR:
+        if rank != JOKER or suit != STAR or red is None:
+            return None
+        return Card(BIG_JOKER if red else LITTLE_JOKER)
+    card = Card.from_str(rank + suit)
+    if red is not None and red != (card.suit in (Suit.HEARTS, Suit.DIAMONDS)):
+        return None  # the ink's colour contradicts the suit read
+    return card
+
+
+def _colour(redness: float | None) -> bool | None:
+    if redness is None:
+        return None
+    if redness > 35:
+        return True
+    return False if redness < 15 else None
+
+
+def read_card(card: np.ndarray, templates: IndexTemplates, body_visible: bool = True) -> CardRead:
+    """Read a canonical upright card (BGR). ``body_visible`` False (another card lies across it)
+    skips the body check, which would then count someone else's pips."""
+    card = _normalised(card)
+    dark = _darkness(card)
+    red = _colour(_redness(card, dark))
+    top = _read_corner(dark, templates, red)
+    bottom = _read_corner(np.ascontiguousarray(dark[::-1, ::-1]), templates, red)
+    corners = [c for c in (top, bottom) if c.confidence >= 0.3]
+    if not corners:
+        return CardRead(None, max(top.confidence, bottom.confidence), "no readable index")
+    if len({(c.rank, c.suit) for c in corners}) > 1:
+        return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
+    rank, suit = corners[0].rank, corners[0].suit
+    if len(corners) == 2:
+        confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
+    else:
+        confidence = 0.9 * corners[0].confidence
+    identity = _card_from(rank, suit, red)
+    if identity is None:
+        return CardRead(None, 0.0, f"colour contradicts {rank}{suit}")
+    if body_visible:
+        seen, expected = body_reading(dark), _body_expected(rank)
+        if seen != expected:
+            return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+    elif len(corners) == 1:
+        confidence *= 0.9
+    if confidence < ACCEPT:
+        return CardRead(None, confidence, f"unsure: {identity}")
+    return CardRead(identity, float(confidence), "")
