@@ -108,6 +108,32 @@ def mat(
         fail(str(exc))
 
 
+@vision_app.command("scan")
+def vision_scan(
+    images: Annotated[list[Path], typer.Argument(help="Photos or frames of cards on a table.")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON line per image.")] = False,
+) -> None:
+    """Find and read every face-up card in each image (coordinates in image pixels)."""
+    import cv2
+
+    from simulators.card_faces import all_faces
+    from vision.classify import IndexTemplates
+    from vision.scan import recognise
+
+    templates = IndexTemplates.from_faces(all_faces())
+    for path in images:
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if frame is None:
+            fail(f"cannot read {path}: {'not an image' if path.is_file() else 'no such file'}")
+        found = [r for r in recognise(frame, templates) if r.card is not None]
+        if as_json:
+            doc = {"image": str(path), "cards": [r.to_json() for r in found]}
+            sys.stdout.write(json.dumps(doc) + "\n")
+        else:
+            listing = ", ".join(f"{r.card} ({r.confidence:.2f})" for r in found) or "no card"
+            console.print(f"{path}: {listing}", highlight=False)
+
+
 @bench_app.command("engine")
 def bench_engine(
     game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,

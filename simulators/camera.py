@@ -357,13 +357,14 @@ def random_scene(
     rng: np.random.Generator, view: CameraView, cards: Sequence[Card], style: SceneStyle | None = None
 ) -> Scene:
     """Cards in the seats' zones (and, with ``style.overlap``, two or three of them overlapping in
-    the centre), under the light and optics ``style`` asks for."""
+    the centre), under the light and optics ``style`` asks for. Without a mat in the view, the
+    cards lie where the zones of a four-seat A2 mat would be."""
     style = style or SceneStyle()
-    if view.mat is None:
-        raise ValueError("random_scene places cards in the mat's zones: the view has no mat")
+    # Without a mat, cards still lie where a four-seat A2 mat's zones would be.
+    layout = view.mat or MatLayout.create(4, "a2")
     cards = list(cards)
     pile = cards[: rng.integers(2, 4)] if style.overlap and len(cards) >= 3 else []
-    placed = _seat_cards(rng, view.mat, cards[len(pile) :], style) + _centre_pile(rng, view.mat, pile, style)
+    placed = _seat_cards(rng, layout, cards[len(pile) :], style) + _centre_pile(rng, layout, pile, style)
     for i in range(min(style.face_down, len(placed))):
         placed[i] = PlacedCard(placed[i].card, placed[i].centre_mm, placed[i].angle_deg, face_up=False)
     return Scene(

@@ -161,6 +161,7 @@ class _CornerRead:
     rank: str
     suit: str
     confidence: float
+    red: bool | None
 
 
 def _scores(region: np.ndarray, templates: dict[str, np.ndarray]) -> list[tuple[float, str]]:
@@ -186,9 +187,10 @@ def _quality(scores: list[tuple[float, str]], likeness: dict[tuple[str, str], fl
 _SUITS_OF_COLOUR = {True: {"H", "D", STAR}, False: {"C", "S", STAR}}
 
 
-def _read_corner(dark: np.ndarray, templates: IndexTemplates, red: bool | None) -> _CornerRead:
-    """One corner's rank and suit. With the ink's colour known, the suit competes only against
-    the suit of the same colour (a diamond against a heart): that margin is the one that matters."""
+def _read_corner(card: np.ndarray, dark: np.ndarray, templates: IndexTemplates) -> _CornerRead:
+    """One corner's rank, suit and ink colour. With the colour known, the suit competes only
+    against the suit of the same colour (a diamond against a heart): that margin is what matters."""
+    red = _colour(_redness(card, dark))
     x0, y0, x1, y1 = templates.rank_window
     ranks = _scores(dark[y0:y1, x0:x1], templates.ranks)
     x0, y0, x1, y1 = templates.suit_window
@@ -197,9 +199,9 @@ def _read_corner(dark: np.ndarray, templates: IndexTemplates, red: bool | None) 
         suit_templates = {k: v for k, v in suit_templates.items() if k in _SUITS_OF_COLOUR[red]}
     suits = _scores(dark[y0:y1, x0:x1], suit_templates)
     if not ranks or not suits:
-        return _CornerRead("", "", 0.0)
+        return _CornerRead("", "", 0.0, red)
     quality = min(_quality(ranks, templates.likeness), _quality(suits, templates.likeness))
-    return _CornerRead(ranks[0][1], suits[0][1], quality)
+    return _CornerRead(ranks[0][1], suits[0][1], quality, red)
 
 
 def _normalised(card: np.ndarray) -> np.ndarray:
@@ -209,18 +211,14 @@ def _normalised(card: np.ndarray) -> np.ndarray:
     return np.clip(card.astype(np.float32) * (245.0 / max(paper, 40.0)), 0, 255).astype(np.uint8)
 
 
-def _redness(card: np.ndarray, dark: np.ndarray) -> float | None:
-    """Mean redness of the ink in both index corners; None when there is too little ink to judge."""
+def _redness(patch: np.ndarray, dark: np.ndarray) -> float | None:
+    """Mean redness of the ink in one index corner; None when there is too little ink to judge."""
     x0, y0, x1, y1 = _index_pixels()
-    patches = [card[y0:y1, x0:x1], card[::-1, ::-1][y0:y1, x0:x1]]
-    darks = [dark[y0:y1, x0:x1], dark[::-1, ::-1][y0:y1, x0:x1]]
-    values = []
-    for patch, d in zip(patches, darks, strict=True):
-        ink = d > 2 * _INK
-        if np.count_nonzero(ink) >= 20:
-            p = patch[ink].astype(np.float32)
-            values.append(float(np.mean(p[:, 2] - (p[:, 0] + p[:, 1]) / 2)))
-    return max(values) if values else None
+    ink = dark[y0:y1, x0:x1] > 2 * _INK
+    if np.count_nonzero(ink) < 20:
+        return None
+    p = patch[y0:y1, x0:x1][ink].astype(np.float32)
+    return float(np.mean(p[:, 2] - (p[:, 0] + p[:, 1]) / 2))
 
 
 def body_reading(dark: np.ndarray) -> str:
@@ -230,7 +228,8 @@ def body_reading(dark: np.ndarray) -> str:
     n, _, stats, _ = cv2.connectedComponentsWithStats(body)
     bh, bw = body.shape
     big = [s for s in stats[1:n] if s[cv2.CC_STAT_AREA] >= 0.003 * body.size]
-    if any(s[cv2.CC_STAT_WIDTH] > 0.5 * bw and s[cv2.CC_STAT_HEIGHT] > 0.5 * bh for s in big):
+    # A pip spans a fifth of the body at most; a picture's frame or figure much more.
+    if any(s[cv2.CC_STAT_WIDTH] > 0.45 * bw or s[cv2.CC_STAT_HEIGHT] > 0.45 * bh for s in big):
         return "picture"
     if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * body.size:
         return "ace"
@@ -269,20 +268,20 @@ def read_card(card: np.ndarray, templates: IndexTemplates, body_visible: bool = 
     skips the body check, which would then count someone else's pips."""
     card = _normalised(card)
     dark = _darkness(card)
-    red = _colour(_redness(card, dark))
-    top = _read_corner(dark, templates, red)
-    bottom = _read_corner(np.ascontiguousarray(dark[::-1, ::-1]), templates, red)
-    corners = [c for c in (top, bottom) if c.confidence >= 0.3]
+    top = _read_corner(card, dark, templates)
+    bottom = _read_corner(np.ascontiguousarray(card[::-1, ::-1]), np.ascontiguousarray(dark[::-1, ::-1]), templates)
+    # A corner counts only with its colour judged: the colour is what keeps D from C and S from H.
+    corners = [c for c in (top, bottom) if c.confidence >= 0.3 and c.red is not None]
     if not corners:
         return CardRead(None, max(top.confidence, bottom.confidence), "no readable index")
-    if len({(c.rank, c.suit) for c in corners}) > 1:
+    if len({(c.rank, c.suit, c.red) for c in corners}) > 1:
         return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
     rank, suit = corners[0].rank, corners[0].suit
     if len(corners) == 2:
         confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
     else:
         confidence = 0.9 * corners[0].confidence
-    identity = _card_from(rank, suit, red)
+    identity = _card_from(rank, suit, corners[0].red)
     if identity is None:
         return CardRead(None, 0.0, f"colour contradicts {rank}{suit}")
     if body_visible:

@@ -54,8 +54,7 @@ class CardQuad:
 
 def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
     """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame)."""
-    h, w = frame.shape[:2]
-    scale = min(1.0, WORK_WIDTH / w)
+    scale = min(1.0, WORK_WIDTH / frame.shape[1])
     small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else frame
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     value = hsv[..., 2]
@@ -180,14 +179,41 @@ def _edge_support(edges: np.ndarray, quad: np.ndarray, samples: int = 24) -> flo
     return float(np.count_nonzero(edges[xy[inside, 1], xy[inside, 0]])) / len(xy)
 
 
-def _split_blob(
-    contour: np.ndarray, mask: np.ndarray, edges: np.ndarray, size: tuple[float, float]
-) -> list[np.ndarray]:
-    """Cards in a blob of touching or overlapping cards. A card grown from a corner must lie on
-    card pixels *and* have most of its outline on image edges (the blob's border, or the shadow
-    line of a card lying on it): inside a white pile, a wrong rectangle has no edges to stand on."""
+def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: np.ndarray, size: tuple[float, float]):
+    """Cards grown from the pieces a pile falls into when cut along its inner edges. A card lying
+    on others and under others shows a strip as long as the card: the card is that strip widened
+    to a card's width, on one side or the other."""
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(region, [contour], -1, 255, -1, offset=(-x, -y))
+    cut = region & mask[y : y + h, x : x + w] & ~edges[y : y + h, x : x + w]
+    pieces, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    short, long_ = size
+    out = []
+    for piece in pieces:
+        if cv2.contourArea(piece) < 0.12 * short * long_:
+            continue
+        (cx, cy), (a, b), angle = cv2.minAreaRect(piece)
+        t = np.deg2rad(angle)
+        u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+        for card_u, card_v in ((short, long_), (long_, short)):
+            if a > 1.15 * card_u or b > 1.15 * card_v or max(a / card_u, b / card_v) < 0.8:
+                continue
+            for su in {-1.0, 1.0} if a < 0.9 * card_u else {0.0}:
+                for sv in {-1.0, 1.0} if b < 0.9 * card_v else {0.0}:
+                    c = np.array([cx + x, cy + y]) + u * su * (card_u - a) / 2 + v * sv * (card_v - b) / 2
+                    hu, hv = u * card_u / 2, v * card_v / 2
+                    out.append(np.array([c - hu - hv, c + hu - hv, c + hu + hv, c - hu + hv]))
+    return out
+
+
+def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: np.ndarray, size: tuple[float, float]):
+    """Cards in a blob of touching or overlapping cards. A card grown from a corner or a strip must
+    lie on card pixels *and* have most of its outline on image edges (the blob's border, or the
+    shadow line of a card lying on it): inside a white pile, a wrong rectangle has no edges."""
     scored = []
-    for quad in _corner_hypotheses(contour, size):
+    hypotheses = _corner_hypotheses(contour, size) + _piece_hypotheses(contour, mask, edges, size)
+    for quad in hypotheses:
         fill = _fill(mask, quad)
         support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
         if support >= _MIN_SUPPORT:
@@ -204,7 +230,8 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
     known from the mat, lets touching cards be split even when no card lies on its own."""
     mask, scale = card_pixels(frame)
     edges = _edges(frame, scale)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    # Every outline point, not just the ends of straight runs: the side fitting needs them.
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.0008 * mask.size
     singles, clusters = [], []
     for contour in contours:

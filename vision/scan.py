@@ -52,7 +52,9 @@ def recognise(
     quads = find_cards(frame, card_size_px)
     found = []
     for quad in quads:
-        read = read_card(warp_card(frame, quad), templates, body_visible=not _overlaps(quad, quads))
+        # A card split out of a pile has others across its body: their pips are not its own.
+        body_visible = quad.single and not _overlaps(quad, quads)
+        read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
         if read.card is None:
             log.debug("card at %s not read: %s", quad.centre, read.detail)
         found.append(Recognition(read.card, read.confidence, quad.corners, quad.centre))
