@@ -228,12 +228,16 @@ def body_reading(dark: np.ndarray) -> str:
     n, _, stats, _ = cv2.connectedComponentsWithStats(body)
     bh, bw = body.shape
     big = [s for s in stats[1:n] if s[cv2.CC_STAT_AREA] >= 0.003 * body.size]
+    if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * body.size and _solidity(big[0]) > 0.35:
+        return "ace"  # one large solid pip
     # A pip spans a fifth of the body at most; a picture's frame or figure much more.
     if any(s[cv2.CC_STAT_WIDTH] > 0.45 * bw or s[cv2.CC_STAT_HEIGHT] > 0.45 * bh for s in big):
         return "picture"
-    if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * body.size:
-        return "ace"
     return str(len(big))
+
+
+def _solidity(stats: np.ndarray) -> float:
+    return float(stats[cv2.CC_STAT_AREA]) / max(1, stats[cv2.CC_STAT_WIDTH] * stats[cv2.CC_STAT_HEIGHT])
 
 
 def _body_expected(rank: str) -> str:

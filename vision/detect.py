@@ -122,7 +122,8 @@ def _sharp_corners(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
         d = b - a
         length = float(np.linalg.norm(d))
         t = (outline - a) @ d / length**2
-        dist = np.abs(np.cross(d / length, outline - a))
+        rel = outline - a
+        dist = np.abs(d[0] * rel[:, 1] - d[1] * rel[:, 0]) / length
         near = outline[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.04 * length))]
         if len(near) < 2:
             return quad
@@ -245,15 +246,18 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
     size = _card_size(card_size_px, [q for q, _ in singles])
     if size is not None:
         # A card-shaped blob of the wrong size is a tidy pile of cards (or not a card at all).
-        wrong = [c for q, c in singles if abs(q.size[1] / size[1] - 1) > 0.2]
-        singles = [(q, c) for q, c in singles if abs(q.size[1] / size[1] - 1) <= 0.2]
-        clusters += wrong
+        clusters += [c for q, c in singles if not _card_sized(q, size)]
+        singles = [(q, c) for q, c in singles if _card_sized(q, size)]
     found = [q for q, _ in singles]
     if size is not None:
         work_size = (size[0] * scale, size[1] * scale)
         for contour in clusters:
             found += [CardQuad(_clockwise(q / scale), False) for q in _split_blob(contour, mask, edges, work_size)]
     return found
+
+
+def _card_sized(quad: CardQuad, size: tuple[float, float]) -> bool:
+    return abs(quad.size[0] / size[0] - 1) <= 0.15 and abs(quad.size[1] / size[1] - 1) <= 0.15
 
 
 def _card_size(given: tuple[float, float] | None, singles: list[CardQuad]) -> tuple[float, float] | None:
