@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from engine.cards import BIG_JOKER, LITTLE_JOKER, Card, Suit
-from vision.detect import CANONICAL_H, CANONICAL_W
+from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, pad_canonical
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ JOKER = "JK"
 STAR = "*"
 _INDEX_BOX = (0.0, 0.0, 0.165, 0.3)  # where a corner index lies, as fractions of the card
 _INK = 60  # darkness above which a pixel is ink
-_MARGIN = 5  # search slack around the glyphs' template positions, pixels
+_MARGIN = 6  # search slack around the glyphs' template positions, canonical pixels (a work pixel is 3)
 
 
 class TemplateError(ValueError):
@@ -98,7 +98,7 @@ def _as_seen(face: np.ndarray) -> np.ndarray:
     """A face as the camera delivers it after the warp: canonical size, softened by having been
     about half as many pixels wide in the frame."""
     small = cv2.resize(face, (CANONICAL_W * 11 // 20, CANONICAL_H * 11 // 20), interpolation=cv2.INTER_AREA)
-    return cv2.resize(small, (CANONICAL_W, CANONICAL_H), interpolation=cv2.INTER_LINEAR)
+    return pad_canonical(cv2.resize(small, (CANONICAL_W, CANONICAL_H), interpolation=cv2.INTER_LINEAR))
 
 
 def _darkness(card: np.ndarray) -> np.ndarray:
@@ -137,7 +137,13 @@ def _glyph_boxes(dark: np.ndarray, card: Card) -> tuple[tuple[int, int, int, int
 
 def _index_pixels() -> tuple[int, int, int, int]:
     bx0, by0, bx1, by1 = _INDEX_BOX
-    return (round(bx0 * CANONICAL_W), round(by0 * CANONICAL_H), round(bx1 * CANONICAL_W), round(by1 * CANONICAL_H))
+    p = CANONICAL_PAD  # inside the card: the margin around it may show the table
+    return (
+        p + round(bx0 * CANONICAL_W),
+        p + round(by0 * CANONICAL_H),
+        p + round(bx1 * CANONICAL_W),
+        p + round(by1 * CANONICAL_H),
+    )
 
 
 def _crop(dark: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> np.ndarray:
@@ -150,8 +156,8 @@ def _window(boxes: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]
     return (
         max(0, int(a[:, 0].min()) - _MARGIN - 2),
         max(0, int(a[:, 1].min()) - _MARGIN - 2),
-        min(CANONICAL_W, int(a[:, 2].max()) + _MARGIN + 2),
-        min(CANONICAL_H, int(a[:, 3].max()) + _MARGIN + 2),
+        min(CANONICAL_W + 2 * CANONICAL_PAD, int(a[:, 2].max()) + _MARGIN + 2),
+        min(CANONICAL_H + 2 * CANONICAL_PAD, int(a[:, 3].max()) + _MARGIN + 2),
     )
 
 
@@ -225,8 +231,10 @@ def _redness(patch: np.ndarray, dark: np.ndarray) -> float | None:
 
 def body_reading(dark: np.ndarray) -> str:
     """The body's own say: ``"picture"``, ``"ace"``, or the number of pips as a string."""
-    h, w = dark.shape
-    body = (dark[round(0.08 * h) : round(0.92 * h), round(0.18 * w) : round(0.82 * w)] > 2 * _INK).astype(np.uint8)
+    p, h, w = CANONICAL_PAD, CANONICAL_H, CANONICAL_W
+    body = (
+        dark[p + round(0.08 * h) : p + round(0.92 * h), p + round(0.18 * w) : p + round(0.82 * w)] > 2 * _INK
+    ).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(body)
     bh, bw = body.shape
     big = [s for s in stats[1:n] if s[cv2.CC_STAT_AREA] >= 0.003 * body.size]

@@ -24,11 +24,13 @@ import numpy as np
 CARD_ASPECT = 63.5 / 88.9  # width over height of a poker-size card
 CANONICAL_W = 200
 CANONICAL_H = 280
+# The warp keeps a margin around the card: an outline a pixel too tight must not cut the index off.
+CANONICAL_PAD = 10
 WORK_WIDTH = 960  # segmentation runs at most this wide: cards stay 40+ px, the mask costs 1/4
 _BRIGHTER = 1.12  # card paper over the local table brightness
 _MAX_SATURATION = 70
 _MIN_FILL = 0.88
-_MIN_SUPPORT = 0.5
+_MIN_SUPPORT = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +71,22 @@ def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
     return mask, scale
 
 
-def _edges(frame: np.ndarray, scale: float) -> np.ndarray:
-    """Image edges at work scale, thickened by a pixel so that a rectangle's side can be tested on them."""
+@dataclass(frozen=True, slots=True)
+class _Edges:
+    """Image edges at work scale: thickened (to cut a pile along) and as a distance map (to test
+    whether a rectangle's side runs along an edge, within a couple of pixels)."""
+
+    thick: np.ndarray
+    distance: np.ndarray
+
+
+def _edges(frame: np.ndarray, scale: float) -> _Edges:
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     if scale < 1:
         grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    return cv2.dilate(cv2.Canny(grey, 30, 90), np.ones((3, 3), np.uint8))
+    canny = cv2.Canny(grey, 30, 90)
+    distance = cv2.distanceTransform(255 - canny, cv2.DIST_L2, 3)
+    return _Edges(cv2.dilate(canny, np.ones((3, 3), np.uint8)), distance)
 
 
 def _clockwise(corners: np.ndarray) -> np.ndarray:
@@ -170,24 +182,24 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
-def _edge_support(edges: np.ndarray, quad: np.ndarray, samples: int = 24) -> float:
-    """The share of a quadrilateral's sides (rounded corners left out) that lies on an image edge."""
+def _edge_support(edges: _Edges, quad: np.ndarray, samples: int = 24) -> float:
+    """The share of a quadrilateral's sides (rounded corners left out) within 2.5 pixels of an edge."""
     t = np.linspace(0.12, 0.88, samples)
     points = np.vstack([quad[i] + np.outer(t, quad[(i + 1) % 4] - quad[i]) for i in range(4)])
     xy = np.round(points).astype(int)
-    h, w = edges.shape
+    h, w = edges.distance.shape
     inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    return float(np.count_nonzero(edges[xy[inside, 1], xy[inside, 0]])) / len(xy)
+    return float(np.count_nonzero(edges.distance[xy[inside, 1], xy[inside, 0]] <= 2.5)) / len(xy)
 
 
-def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: np.ndarray, size: tuple[float, float]):
+def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]):
     """Cards grown from the pieces a pile falls into when cut along its inner edges. A card lying
     on others and under others shows a strip as long as the card: the card is that strip widened
     to a card's width, on one side or the other."""
     x, y, w, h = cv2.boundingRect(contour)
     region = np.zeros((h, w), np.uint8)
     cv2.drawContours(region, [contour], -1, 255, -1, offset=(-x, -y))
-    cut = region & mask[y : y + h, x : x + w] & ~edges[y : y + h, x : x + w]
+    cut = region & mask[y : y + h, x : x + w] & ~edges.thick[y : y + h, x : x + w]
     pieces, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     short, long_ = size
     out = []
@@ -208,7 +220,7 @@ def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: np.ndarray, 
     return out
 
 
-def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: np.ndarray, size: tuple[float, float]):
+def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]):
     """Cards in a blob of touching or overlapping cards. A card grown from a corner or a strip must
     lie on card pixels *and* have most of its outline on image edges (the blob's border, or the
     shadow line of a card lying on it): inside a white pile, a wrong rectangle has no edges."""
@@ -272,10 +284,18 @@ def _card_size(given: tuple[float, float] | None, singles: list[CardQuad]) -> tu
     return singles[max(range(len(singles)), key=lambda i: support[i])].size
 
 
-def warp_card(frame: np.ndarray, quad: CardQuad, size: tuple[int, int] = (CANONICAL_W, CANONICAL_H)) -> np.ndarray:
-    """The card upright (portrait) at ``size`` (w, h). Which end is up is not known, and need not
-    be: a card's two indices are point-symmetric, so both read upright after a portrait warp."""
-    w, h = size
-    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+def warp_card(frame: np.ndarray, quad: CardQuad) -> np.ndarray:
+    """The card upright (portrait), ``CANONICAL_W x CANONICAL_H`` inside a ``CANONICAL_PAD`` margin.
+    Which end is up is not known, and need not be: a card's two indices are point-symmetric, so
+    both read upright after a portrait warp."""
+    p, w, h = CANONICAL_PAD, CANONICAL_W, CANONICAL_H
+    target = np.array([[p, p], [p + w, p], [p + w, p + h], [p, p + h]], np.float32)
     homography = cv2.getPerspectiveTransform(quad.corners.astype(np.float32), target)
-    return cv2.warpPerspective(frame, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    size = (w + 2 * p, h + 2 * p)
+    return cv2.warpPerspective(frame, homography, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def pad_canonical(card: np.ndarray) -> np.ndarray:
+    """A ``CANONICAL_W x CANONICAL_H`` card image given the margin :func:`warp_card` leaves."""
+    p = CANONICAL_PAD
+    return cv2.copyMakeBorder(card, p, p, p, p, cv2.BORDER_REPLICATE)

@@ -14,7 +14,7 @@ from simulators.card_faces import all_faces, render_back, render_face
 from tests.conftest import run_croupier
 from tests.vision.scenes import Score, scenes
 from vision.classify import ACCEPT, IndexTemplates, read_card
-from vision.detect import CANONICAL_H, CANONICAL_W
+from vision.detect import CANONICAL_H, CANONICAL_W, pad_canonical
 from vision.mat import MatLayout
 from vision.scan import recognise
 
@@ -26,7 +26,7 @@ def templates() -> IndexTemplates:
 
 def canonical(face: np.ndarray) -> np.ndarray:
     small = cv2.resize(face, (90, 126), interpolation=cv2.INTER_AREA)  # as small as at 1280 x 720
-    return cv2.resize(small, (CANONICAL_W, CANONICAL_H), interpolation=cv2.INTER_LINEAR)
+    return pad_canonical(cv2.resize(small, (CANONICAL_W, CANONICAL_H), interpolation=cv2.INTER_LINEAR))
 
 
 def test_every_face_reads_as_itself_either_way_up(templates):
@@ -39,7 +39,7 @@ def test_every_face_reads_as_itself_either_way_up(templates):
 
 def test_a_back_or_blank_paper_is_unknown(templates):
     assert read_card(canonical(render_back()), templates).card is None
-    assert read_card(np.full((CANONICAL_H, CANONICAL_W, 3), 240, np.uint8), templates).card is None
+    assert read_card(pad_canonical(np.full((CANONICAL_H, CANONICAL_W, 3), 240, np.uint8)), templates).card is None
 
 
 @pytest.mark.parametrize(
