@@ -242,7 +242,6 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
     """Card outlines in a BGR frame. ``card_size_px`` (short, long side in frame pixels), when
     known from the mat, lets touching cards be split even when no card lies on its own."""
     mask, scale = card_pixels(frame)
-    edges = _edges(frame, scale)
     # Every outline point, not just the ends of straight runs: the side fitting needs them.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.0008 * mask.size
@@ -261,7 +260,8 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
         clusters += [c for q, c in singles if not _card_sized(q, size)]
         singles = [(q, c) for q, c in singles if _card_sized(q, size)]
     found = [q for q, _ in singles]
-    if size is not None:
+    if size is not None and clusters:
+        edges = _edges(frame, scale)  # only piles need them: most frames skip this
         work_size = (size[0] * scale, size[1] * scale)
         for contour in clusters:
             found += [CardQuad(_clockwise(q / scale), False) for q in _split_blob(contour, mask, edges, work_size)]
