@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 ACCEPT = 0.5  # reads below this confidence are reported as unknown
 JOKER = "JK"
 STAR = "*"
-_INDEX_BOX = (0.0, 0.0, 0.165, 0.3)  # where a corner index lies, as fractions of the card
+_INDEX_SEARCH = (0.3, 0.5)  # a corner index lies within this share of the card's width and height
 _INK = 60  # darkness above which a pixel is ink
 _MARGIN = 6  # search slack around the glyphs' template positions, canonical pixels (a work pixel is 3)
 
@@ -61,24 +61,44 @@ class IndexTemplates:
     rank_window: tuple[int, int, int, int]  # x0, y0, x1, y1 in canonical pixels
     suit_window: tuple[int, int, int, int]
     likeness: dict[tuple[str, str], float]  # how well each glyph matches each other glyph of its kind
+    index_box: tuple[int, int, int, int]  # where the deck's indices lie (for their colour)
+    body_box: tuple[int, int, int, int]  # the body, clear of the indices
+    bodies: dict[Card, str]  # what the body of each template face reads as (see body_reading)
 
     @classmethod
     def from_faces(cls, faces: Iterable[tuple[Card, np.ndarray]]) -> IndexTemplates:
-        """Templates from one face per card (BGR images of any size, portrait, upright)."""
+        """Templates from one face per card (BGR images of any size, portrait, upright): the
+        index glyphs, where the deck puts them, and what each card's body looks like."""
         ranks: dict[str, np.ndarray] = {}
         suits: dict[str, np.ndarray] = {}
-        rank_boxes, suit_boxes = [], []
+        rank_boxes, suit_boxes, darks = [], [], []
         for card, face in faces:
-            rank_box, suit_box = _glyph_boxes(_darkness(_as_seen(face)), card)
             dark = _darkness(_as_seen(face))
+            rank_box, suit_box = _glyph_boxes(dark, card)
             ranks.setdefault(_rank_key(card), _crop(dark, rank_box))
             suits.setdefault(_suit_key(card), _crop(dark, suit_box))
             rank_boxes.append(rank_box)
             suit_boxes.append(suit_box)
+            darks.append((card, dark))
         if not ranks:
             raise TemplateError("no faces to take index templates from")
         likeness = _likeness(ranks) | _likeness(suits)
-        return cls(ranks, suits, _window(rank_boxes), _window(suit_boxes), likeness)
+        index_box = _window(rank_boxes + suit_boxes, margin=0)
+        body_box = _body_box(index_box)
+        bodies = {card: body_reading(dark, body_box) for card, dark in darks}
+        return cls(ranks, suits, _window(rank_boxes), _window(suit_boxes), likeness, index_box, body_box, bodies)
+
+
+def _body_box(index_box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The card's middle, between the index columns on either side."""
+    p = CANONICAL_PAD
+    right_of_index = index_box[2] + 2
+    return (
+        right_of_index,
+        p + round(0.05 * CANONICAL_H),
+        CANONICAL_W + 2 * p - right_of_index,
+        p + round(0.95 * CANONICAL_H),
+    )
 
 
 def _likeness(glyphs: dict[str, np.ndarray]) -> dict[tuple[str, str], float]:
@@ -116,34 +136,35 @@ def _suit_key(card: Card) -> str:
     return STAR if card.is_joker else str(card)[1]
 
 
-def _glyph_boxes(dark: np.ndarray, card: Card) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
-    """The rank's and the suit's boxes (x0, y0, x1, y1) in the top-left index: ink rows split at
-    the widest gap between them."""
-    x0, y0, x1, y1 = _index_pixels()
-    ink = dark[y0:y1, x0:x1] > _INK
-    rows = np.flatnonzero(ink.any(axis=1))
-    if len(rows) < 4:
+Box = tuple[int, int, int, int]
+
+
+def _glyph_boxes(dark: np.ndarray, card: Card) -> tuple[Box, Box]:
+    """The rank's and the suit's boxes (x0, y0, x1, y1) in the top-left index. The rank is the ink
+    nearest the corner (with its neighbours on the same line: the two digits of a 10); the suit
+    is the nearest ink below it. No deck's layout is assumed beyond that."""
+    p = CANONICAL_PAD
+    sx1, sy1 = p + round(_INDEX_SEARCH[0] * CANONICAL_W), p + round(_INDEX_SEARCH[1] * CANONICAL_H)
+    ink = (dark[p:sy1, p:sx1] > _INK).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink)
+    boxes = [(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h, area in stats[1:n] if area >= 6]
+    if not boxes:
         raise TemplateError(f"no index found on the face of {card}")
-    gaps = np.diff(rows)
-    cut = int(np.argmax(gaps))
-    if gaps[cut] < 2:
-        raise TemplateError(f"the index of {card} has no gap between rank and suit")
-    boxes = []
-    for band in (rows[: cut + 1], rows[cut + 1 :]):
-        cols = np.flatnonzero(ink[band[0] : band[-1] + 1].any(axis=0))
-        boxes.append((x0 + int(cols[0]), y0 + int(band[0]), x0 + int(cols[-1]) + 1, y0 + int(band[-1]) + 1))
-    return boxes[0], boxes[1]
+    rank = min(boxes, key=lambda b: b[0] + b[1])
+    height = rank[3] - rank[1]
+    for b in sorted(boxes):
+        same_line = min(b[3], rank[3]) - max(b[1], rank[1]) > 0.5 * height
+        if b != rank and same_line and b[0] >= rank[0] and b[0] - rank[2] < 0.4 * height:
+            rank = (rank[0], min(rank[1], b[1]), max(rank[2], b[2]), max(rank[3], b[3]))
+    below = [b for b in boxes if b[1] >= rank[3] - 1 and min(b[2], rank[2]) - max(b[0], rank[0]) > 0]
+    if not below:
+        raise TemplateError(f"no suit found below the rank in the index of {card}")
+    suit = min(below, key=lambda b: b[1])
+    return _shift(rank, p), _shift(suit, p)
 
 
-def _index_pixels() -> tuple[int, int, int, int]:
-    bx0, by0, bx1, by1 = _INDEX_BOX
-    p = CANONICAL_PAD  # inside the card: the margin around it may show the table
-    return (
-        p + round(bx0 * CANONICAL_W),
-        p + round(by0 * CANONICAL_H),
-        p + round(bx1 * CANONICAL_W),
-        p + round(by1 * CANONICAL_H),
-    )
+def _shift(box: Box, by: int) -> Box:
+    return (box[0] + by, box[1] + by, box[2] + by, box[3] + by)
 
 
 def _crop(dark: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> np.ndarray:
@@ -151,13 +172,13 @@ def _crop(dark: np.ndarray, box: tuple[int, int, int, int], pad: int = 2) -> np.
     return dark[max(0, y0 - pad) : y1 + pad, max(0, x0 - pad) : x1 + pad].copy()
 
 
-def _window(boxes: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+def _window(boxes: list[Box], margin: int = _MARGIN + 2) -> Box:
     a = np.array(boxes)
     return (
-        max(0, int(a[:, 0].min()) - _MARGIN - 2),
-        max(0, int(a[:, 1].min()) - _MARGIN - 2),
-        min(CANONICAL_W + 2 * CANONICAL_PAD, int(a[:, 2].max()) + _MARGIN + 2),
-        min(CANONICAL_H + 2 * CANONICAL_PAD, int(a[:, 3].max()) + _MARGIN + 2),
+        max(0, int(a[:, 0].min()) - margin),
+        max(0, int(a[:, 1].min()) - margin),
+        min(CANONICAL_W + 2 * CANONICAL_PAD, int(a[:, 2].max()) + margin),
+        min(CANONICAL_H + 2 * CANONICAL_PAD, int(a[:, 3].max()) + margin),
     )
 
 
@@ -198,7 +219,7 @@ _SUITS_OF_COLOUR = {True: {"H", "D", STAR}, False: {"C", "S", STAR}}
 def _read_corner(card: np.ndarray, dark: np.ndarray, templates: IndexTemplates) -> _CornerRead:
     """One corner's rank, suit and ink colour. With the colour known, the suit competes only
     against the suit of the same colour (a diamond against a heart): that margin is what matters."""
-    red = _colour(_redness(card, dark))
+    red = _colour(_redness(card, dark, templates.index_box))
     x0, y0, x1, y1 = templates.rank_window
     ranks = _scores(dark[y0:y1, x0:x1], templates.ranks)
     x0, y0, x1, y1 = templates.suit_window
@@ -219,9 +240,11 @@ def _normalised(card: np.ndarray) -> np.ndarray:
     return np.clip(card.astype(np.float32) * (245.0 / max(paper, 40.0)), 0, 255).astype(np.uint8)
 
 
-def _redness(patch: np.ndarray, dark: np.ndarray) -> float | None:
+def _redness(patch: np.ndarray, dark: np.ndarray, box: Box) -> float | None:
     """Mean redness of the ink in one index corner; None when there is too little ink to judge."""
-    x0, y0, x1, y1 = _index_pixels()
+    # Inside the card only: the margin around it may show a red-brown table.
+    x0, y0 = max(box[0], CANONICAL_PAD), max(box[1], CANONICAL_PAD)
+    x1, y1 = box[2], box[3]
     ink = dark[y0:y1, x0:x1] > 2 * _INK
     if np.count_nonzero(ink) < 20:
         return None
@@ -229,12 +252,10 @@ def _redness(patch: np.ndarray, dark: np.ndarray) -> float | None:
     return float(np.mean(p[:, 2] - (p[:, 0] + p[:, 1]) / 2))
 
 
-def body_reading(dark: np.ndarray) -> str:
+def body_reading(dark: np.ndarray, box: Box) -> str:
     """The body's own say: ``"picture"``, ``"ace"``, or the number of pips as a string."""
-    p, h, w = CANONICAL_PAD, CANONICAL_H, CANONICAL_W
-    body = (
-        dark[p + round(0.08 * h) : p + round(0.92 * h), p + round(0.18 * w) : p + round(0.82 * w)] > 2 * _INK
-    ).astype(np.uint8)
+    x0, y0, x1, y1 = box
+    body = (dark[y0:y1, x0:x1] > 2 * _INK).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(body)
     bh, bw = body.shape
     big = [s for s in stats[1:n] if s[cv2.CC_STAT_AREA] >= 0.003 * body.size]
@@ -248,14 +269,6 @@ def body_reading(dark: np.ndarray) -> str:
 
 def _solidity(stats: np.ndarray) -> float:
     return float(stats[cv2.CC_STAT_AREA]) / max(1, stats[cv2.CC_STAT_WIDTH] * stats[cv2.CC_STAT_HEIGHT])
-
-
-def _body_expected(rank: str) -> str:
-    if rank in ("J", "Q", "K", JOKER):
-        return "picture"
-    if rank == "A":
-        return "ace"
-    return "10" if rank == "T" else rank
 
 
 def _card_from(rank: str, suit: str, red: bool | None) -> Card | None:
@@ -298,8 +311,10 @@ def read_card(card: np.ndarray, templates: IndexTemplates, body_visible: bool = 
     identity = _card_from(rank, suit, corners[0].red)
     if identity is None:
         return CardRead(None, 0.0, f"colour contradicts {rank}{suit}")
-    if body_visible:
-        seen, expected = body_reading(dark), _body_expected(rank)
+    expected = templates.bodies.get(identity)
+    if body_visible and expected is not None:
+        # The body must look like the template card's body: pips counted, a picture, one big pip.
+        seen = body_reading(dark, templates.body_box)
         if seen != expected:
             return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
     elif len(corners) == 1:
