@@ -80,6 +80,7 @@ class CameraView:
     table_to_frame: np.ndarray
     table: str = "felt"
     mat: MatLayout | None = None
+    deck: dict[Card, np.ndarray] | None = None  # faces of another design (any size); None: the project's
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,16 @@ def _composite(frame: np.ndarray, layer: np.ndarray, alpha: np.ndarray) -> None:
     frame[:] = frame * (1 - a) + layer * a
 
 
+def _face(view: CameraView, card: Card) -> np.ndarray:
+    if view.deck is None:
+        return render_face(card)
+    face = view.deck[card]
+    # Printed at poker size whatever the design's proportions, like the project's own faces.
+    return (
+        face if face.shape[:2] == (FACE_H, FACE_W) else cv2.resize(face, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA)
+    )
+
+
 def _roi(to_frame: np.ndarray, size: tuple[int, int], pad: int = 8) -> tuple[int, int, int, int] | None:
     """The frame rectangle (x0, y0, x1, y1) a card warped by ``to_frame`` can touch, or None."""
     corners = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float64).reshape(-1, 1, 2)
@@ -161,7 +172,7 @@ def _draw_card(frame: np.ndarray, labels: np.ndarray, view: CameraView, placed: 
     shift = np.array([[1, 0, 2.5], [0, 1, 3.5], [0, 0, 1]])
     shadow = cv2.GaussianBlur(_warp(card_mask(), shift @ to_roi, size), (0, 0), 2.5)
     region *= 1 - 0.35 * (shadow.astype(np.float32) / 255)[..., None]
-    face = render_face(placed.card) if placed.face_up else render_back()
+    face = _face(view, placed.card) if placed.face_up else render_back()
     _composite(region, _warp(face, to_roi, size).astype(np.float32), mask)
     labels[y0:y1, x0:x1][mask > 0.5] = label
 
@@ -298,6 +309,7 @@ def tilted_view(
     mat: MatLayout | None = None,
     extent_mm: tuple[float, float] = (594.0, 420.0),
     fill: float = 0.8,
+    deck: dict[Card, np.ndarray] | None = None,
 ) -> CameraView:
     """A camera above the table, a little shifted, turned and tilted: the sheet (or an area of
     ``extent_mm`` when there is no mat) fills about ``fill`` of the frame."""
@@ -310,7 +322,9 @@ def tilted_view(
     target = (sheet - sheet.mean(axis=0)) * scale @ rotation.T + (w / 2, h / 2)
     target += rng.uniform(-0.03, 0.03, (4, 2)) * scale * eh  # perspective: the corners move independently
     homography = cv2.getPerspectiveTransform(sheet.astype(np.float32), target.astype(np.float32))
-    return CameraView(size, homography, table, mat)
+    if deck is not None:
+        deck = {c: cv2.resize(f, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA) for c, f in deck.items()}
+    return CameraView(size, homography, table, mat, deck)
 
 
 @dataclass

@@ -147,13 +147,19 @@ def _glyph_boxes(dark: np.ndarray, card: Card) -> tuple[Box, Box]:
     sx1, sy1 = p + round(_INDEX_SEARCH[0] * CANONICAL_W), p + round(_INDEX_SEARCH[1] * CANONICAL_H)
     ink = (dark[p:sy1, p:sx1] > _INK).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink)
-    boxes = [(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h, area in stats[1:n] if area >= 6]
+    rh, rw = ink.shape
+    # Left out: specks, and the card's printed border (long, along the search region's edges).
+    boxes = [
+        (int(x), int(y), int(x + w), int(y + h))
+        for x, y, w, h, area in stats[1:n]
+        if area >= 6 and w < 0.6 * rw and h < 0.6 * rh
+    ]
     if not boxes:
         raise TemplateError(f"no index found on the face of {card}")
     rank = min(boxes, key=lambda b: b[0] + b[1])
     height = rank[3] - rank[1]
     for b in sorted(boxes):
-        same_line = min(b[3], rank[3]) - max(b[1], rank[1]) > 0.5 * height
+        same_line = abs(b[1] - rank[1]) < 0.2 * height and abs(b[3] - rank[3]) < 0.2 * height
         if b != rank and same_line and b[0] >= rank[0] and b[0] - rank[2] < 0.4 * height:
             rank = (rank[0], min(rank[1], b[1]), max(rank[2], b[2]), max(rank[3], b[3]))
     below = [b for b in boxes if b[1] >= rank[3] - 1 and min(b[2], rank[2]) - max(b[0], rank[0]) > 0]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.cards import CARDS
+from engine.cards import CARDS, Card
 from simulators.camera import CardTruth, SceneStyle, random_scene, render, tilted_view
 from vision.mat import MatLayout
 from vision.scan import Recognition
@@ -48,14 +48,21 @@ def _near(rec: Recognition, truth: CardTruth) -> bool:
     return bool(np.hypot(*np.subtract(rec.center, truth.centre_px)) < 0.35 * width + 4)
 
 
-def scenes(count: int, size: tuple[int, int], seed: int = 0, style: SceneStyle | None = None) -> Iterator[tuple]:
+def scenes(
+    count: int,
+    size: tuple[int, int],
+    seed: int = 0,
+    style: SceneStyle | None = None,
+    deck: dict[Card, np.ndarray] | None = None,
+) -> Iterator[tuple]:
     """``count`` scenes: six cards each (one face down), on each table in turn, a mat on the felt
     only, glare in every other scene, a trick fanned in the centre, cards turned up to 20 degrees."""
     for i in range(count):
         rng = np.random.default_rng(1000 * seed + i)
         table = TABLES[i % 3]
-        view = tilted_view(rng, size, table, MatLayout.create(4, "a2") if table == "felt" else None)
-        cards = [CARDS[k] for k in rng.choice(len(CARDS), 6, replace=False)]
+        view = tilted_view(rng, size, table, MatLayout.create(4, "a2") if table == "felt" else None, deck=deck)
+        pack = list(deck) if deck is not None else list(CARDS)
+        cards = [pack[k] for k in rng.choice(len(pack), 6, replace=False)]
         scene_style = style or SceneStyle(glare=i % 2 == 0, face_down=1)
         frame, truth = render(view, random_scene(rng, view, cards, scene_style), seed=i)
         yield f"scene {i} ({table})", frame, truth
