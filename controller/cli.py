@@ -112,15 +112,16 @@ def mat(
 def vision_scan(
     images: Annotated[list[Path], typer.Argument(help="Photos or frames of cards on a table.")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per image.")] = False,
+    deck: Annotated[
+        str, typer.Option(help="Whose indices to read: project, kde:standard, kde:nicu-white or aisleriot:anglo.")
+    ] = "project",
 ) -> None:
     """Find and read every face-up card in each image (coordinates in image pixels)."""
     import cv2
 
-    from simulators.card_faces import all_faces
-    from vision.classify import IndexTemplates
     from vision.scan import recognise
 
-    templates = IndexTemplates.from_faces(all_faces())
+    templates = _templates(deck)
     for path in images:
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
         if frame is None:
@@ -132,6 +133,18 @@ def vision_scan(
         else:
             listing = ", ".join(f"{r.card} ({r.confidence:.2f})" for r in found) or "no card"
             console.print(f"{path}: {listing}", highlight=False)
+
+
+def _templates(deck: str) -> Any:
+    """The index templates of a deck: the project's own faces, or one of the Debian designs."""
+    from simulators.card_faces import all_faces
+    from vision.classify import IndexTemplates, TemplateError
+    from vision.decks import DeckError, deck_faces
+
+    try:
+        return IndexTemplates.from_faces(all_faces() if deck == "project" else deck_faces(deck))
+    except (DeckError, TemplateError) as exc:
+        fail(str(exc))
 
 
 @bench_app.command("engine")

@@ -74,7 +74,9 @@ class IndexTemplates:
         rank_boxes, suit_boxes, darks = [], [], []
         for card, face in faces:
             dark = _darkness(_as_seen(face))
-            rank_box, suit_box = _glyph_boxes(dark, card)
+            # Glyphs are found on the crisp face (blur joins a Q's tail to the heart under it),
+            # and cut from the softened one, which is what the camera will deliver.
+            rank_box, suit_box = _glyph_boxes(_darkness(_canonical(face)), card)
             ranks.setdefault(_rank_key(card), _crop(dark, rank_box))
             suits.setdefault(_suit_key(card), _crop(dark, suit_box))
             rank_boxes.append(rank_box)
@@ -114,6 +116,10 @@ def _likeness(glyphs: dict[str, np.ndarray]) -> dict[tuple[str, str], float]:
     return out
 
 
+def _canonical(face: np.ndarray) -> np.ndarray:
+    return pad_canonical(cv2.resize(face, (CANONICAL_W, CANONICAL_H), interpolation=cv2.INTER_AREA))
+
+
 def _as_seen(face: np.ndarray) -> np.ndarray:
     """A face as the camera delivers it after the warp: canonical size, softened by having been
     about half as many pixels wide in the frame."""
@@ -145,14 +151,14 @@ def _glyph_boxes(dark: np.ndarray, card: Card) -> tuple[Box, Box]:
     is the nearest ink below it. No deck's layout is assumed beyond that."""
     p = CANONICAL_PAD
     sx1, sy1 = p + round(_INDEX_SEARCH[0] * CANONICAL_W), p + round(_INDEX_SEARCH[1] * CANONICAL_H)
-    ink = (dark[p:sy1, p:sx1] > _INK).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(ink)
+    ink = (dark[p:sy1, p:sx1] > 2 * _INK).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=4)
     rh, rw = ink.shape
     # Left out: specks, and the card's printed border (long, along the search region's edges).
     boxes = [
         (int(x), int(y), int(x + w), int(y + h))
         for x, y, w, h, area in stats[1:n]
-        if area >= 6 and w < 0.6 * rw and h < 0.6 * rh
+        if area >= 6 and not ((x == 0 or y == 0) and (w >= 0.6 * rw or h >= 0.6 * rh))
     ]
     if not boxes:
         raise TemplateError(f"no index found on the face of {card}")

@@ -245,10 +245,11 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
     # Every outline point, not just the ends of straight runs: the side fitting needs them.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.0008 * mask.size
+    contours = [c for c in contours if cv2.contourArea(c) >= min_area]
+    # Holes filled: a court card's picture or a big pip is not paper-coloured, but it is card.
+    mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
     singles, clusters = [], []
     for contour in contours:
-        if cv2.contourArea(contour) < min_area:
-            continue
         quad = _single_card(contour, mask)
         if quad is None:
             clusters.append(contour)
