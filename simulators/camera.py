@@ -294,6 +294,9 @@ class SimulatedCamera:
         self.truths.append(truth)
         return frame
 
+    def close(self) -> None:
+        self._scenes = iter(())
+
     def __iter__(self) -> Iterator[np.ndarray]:
         while (frame := self.read()) is not None:
             yield frame
