@@ -35,7 +35,7 @@ def test_an_image_folder_gives_its_images_in_name_order_then_none(tmp_path):
 
 def test_a_broken_image_in_a_folder_is_named(tmp_path):
     (tmp_path / "a.png").write_bytes(b"not a png")
-    with pytest.raises(SourceError, match="a.png: not an image"):
+    with pytest.raises(SourceError, match=r"a\.png: not an image"):
         ImageFolder(tmp_path).read()
 
 
