@@ -193,6 +193,54 @@ def bench_engine(
         _compare_with_rlcard(figures)
 
 
+@bench_app.command("vision")
+def bench_vision(
+    frames: Annotated[int, typer.Option(min=2, help="Frames per speed case.")] = 12,
+    scenes: Annotated[int, typer.Option(min=1, help="Scenes per deck for accuracy (six cards each).")] = 30,
+    size: Annotated[str, typer.Option(help="Frame size for accuracy: 1280x720 or 1920x1080.")] = "1280x720",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Per-frame time (single thread) and accuracy per deck on rendered scenes."""
+    from rich.table import Table
+
+    from benchmarks.vision import accuracy_figures, speed_figures
+
+    if size not in ("1280x720", "1920x1080"):
+        fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
+    width, height = (int(v) for v in size.split("x"))
+    with console.status("timing frames...", spinner="dots") if not as_json else nullcontext():
+        speed = speed_figures(frames)
+    with console.status("reading scenes...", spinner="dots") if not as_json else nullcontext():
+        accuracy = accuracy_figures(scenes, (width, height))
+    if as_json:
+        doc = {"speed": [f.to_json() for f in speed], "accuracy": [f.to_json() for f in accuracy]}
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    table = Table(title="Vision: per-frame time, single thread (mat, detection, reading, zones)")
+    for column in ("frame", "cards", "median ms", "p95 ms", "frames"):
+        table.add_column(column, justify="right")
+    for f in speed:
+        table.add_row(f"{f.size[0]}x{f.size[1]}", str(f.cards), f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", str(f.frames))
+    console.print(table)
+    table = Table(title=f"Vision: accuracy on rendered scenes at {size} (six cards each, one face down)")
+    for column in ("deck", "templates", "cards", "precision", "recall", "wrong", "unknown", "confusions"):
+        table.add_column(column, justify="right")
+    for a in accuracy:
+        s = a.score
+        confusions = ", ".join(f"{t}->{r} x{n}" for (t, r), n in s.confusions.most_common(4)) or "-"
+        table.add_row(
+            a.deck,
+            a.templates,
+            str(s.cards),
+            f"{s.precision:.2%}",
+            f"{s.recall:.2%}",
+            str(len(s.wrong)),
+            str(s.unknown),
+            confusions,
+        )
+    console.print(table)
+
+
 def _compare_with_rlcard(figures: list[Any]) -> None:
     """RLCard's bridge random playouts in this process, and each game's speed relative to it."""
     from benchmarks.rlcard_bridge import rlcard_bridge_figures

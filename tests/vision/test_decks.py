@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.vision_scenes import Score, scenes
 from engine.cards import CARDS, card
-from tests.vision.scenes import Score, scenes
 from vision.classify import IndexTemplates
 from vision.decks import DECKS, DeckError, deck_available, deck_faces
 from vision.scan import recognise

@@ -8,11 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.vision_scenes import Score, scenes
 from engine.cards import CARDS, card
 from simulators.camera import Arm, PlacedCard, Scene, SceneStyle, render, tilted_view
 from simulators.card_faces import all_faces, render_back, render_face
 from tests.conftest import run_croupier
-from tests.vision.scenes import Score, scenes
 from vision.classify import ACCEPT, IndexTemplates, read_card
 from vision.detect import CANONICAL_H, CANONICAL_W, pad_canonical
 from vision.mat import MatLayout
@@ -121,3 +121,14 @@ def test_croupier_vision_scan_refuses_what_is_not_an_image(tmp_path):
         done = run_croupier("vision", "scan", str(path), "--json")
         assert done.returncode == 2 and done.stdout == ""
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_croupier_bench_vision_prints_speed_and_accuracy_as_json():
+    done = run_croupier("bench", "vision", "--frames", "2", "--scenes", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    cases = {(tuple(f["size"]), f["cards"]) for f in doc["speed"]}
+    assert cases == {(size, n) for size in ((1280, 720), (1920, 1080)) for n in (0, 4, 8)}
+    assert all(f["median_ms"] > 0 for f in doc["speed"])
+    project = next(a for a in doc["accuracy"] if a["deck"] == "project")
+    assert project["templates"] == "enrolled" and project["wrong"] == 0 and project["precision"] == 1.0

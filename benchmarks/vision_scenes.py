@@ -1,7 +1,11 @@
-"""A fixed, seeded set of rendered table scenes, and scoring recognitions against their truth."""
+"""Seeded sets of rendered table scenes, and scoring recognitions against their truth.
+
+Shared by the vision tests (small fixed sets) and ``croupier bench vision`` (larger campaigns).
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -19,6 +23,7 @@ TABLES = ("felt", "wood", "pale")
 class Score:
     correct: int = 0
     wrong: list[str] = field(default_factory=list)  # reported cards that are not there
+    confusions: Counter[tuple[str, str]] = field(default_factory=Counter)  # (true card, read as)
     unknown: int = 0
     cards: int = 0  # face-up cards in the scenes
 
@@ -41,6 +46,8 @@ class Score:
                 self.correct += 1
             else:
                 self.wrong.append(f"{label}: {rec.card} at {np.round(rec.center)}")
+                under = [t for t in face_up if _near(rec, t)]
+                self.confusions[(str(under[0].card) if under else "nothing", str(rec.card))] += 1
 
 
 def _near(rec: Recognition, truth: CardTruth) -> bool:
