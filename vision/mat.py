@@ -24,6 +24,7 @@ MARKER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left
 SHEETS_MM = {"a2": (594.0, 420.0), "a3": (420.0, 297.0)}
 MARKER_SIDE = 0.09  # of the sheet's height
 MARKER_MARGIN = 0.035  # of the sheet's height, from the sheet's edges to the marker
+_DETECT_WIDTH = 960
 
 # Zones as (u0, v0, u1, v1) fractions of the sheet; seats are numbered clockwise as seen from
 # above, seat 0 nearest the bottom edge, so the layout reads the same on A2 and A3.
@@ -130,13 +131,23 @@ def _detector() -> cv2.aruco.ArucoDetector:
     dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICTIONARY)
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    # The mat's markers are big in the frame (a twentieth of its width or more): skipping small
+    # candidates and the finest thresholding pass halves the cost.
+    params.minMarkerPerimeterRate = 0.06
+    params.adaptiveThreshWinSizeMin = 7
+    params.adaptiveThreshWinSizeStep = 16
     return cv2.aruco.ArucoDetector(dictionary, params)
 
 
 def find_mat(frame: np.ndarray, layout: MatLayout) -> MatPose | None:
     """Find the mat's markers in a BGR or grey frame; None when fewer than two are visible."""
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    # Markers are large: found at most 960 pixels wide, four times faster than at 1920.
+    scale = min(1.0, _DETECT_WIDTH / grey.shape[1])
+    if scale < 1.0:
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     corners, ids, _ = _detector().detectMarkers(grey)
+    corners = [c / scale for c in corners]
     if ids is None:
         return None
     known = layout.marker_corners_mm()
