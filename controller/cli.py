@@ -135,6 +135,68 @@ def vision_scan(
             console.print(f"{path}: {listing}", highlight=False)
 
 
+@vision_app.command("watch")
+def vision_watch(
+    source: Annotated[str, typer.Argument(help="picamera2, uvc:N, file:VIDEO, folder:IMAGES, or sim (a demo trick).")],
+    seats: Annotated[int, typer.Option(help="Seats on the mat: 4 or 6.")] = 4,
+    size: Annotated[str, typer.Option(help="The mat's sheet: a2 or a3.")] = "a2",
+    deck: Annotated[str, typer.Option(help="Whose indices to read (see `vision scan`).")] = "project",
+    frames: Annotated[int | None, typer.Option(min=1, help="Stop after this many frames.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON line per event.")] = False,
+) -> None:
+    """Follow the table through the camera and print each card played and each trick cleared."""
+    from vision.mat import MatError, MatLayout
+    from vision.observe import Observer
+    from vision.sources import SourceError
+    from vision.tracker import CardPlayed, Tracker
+
+    try:
+        layout = MatLayout.create(seats, size.lower())
+    except MatError as exc:
+        fail(str(exc))
+    observer = Observer(layout, _templates(deck))
+    tracker = Tracker([z.name for z in layout.zones if z.seat is not None])
+    try:
+        camera = _open_camera(source, layout)
+        count = 0
+        while (frames is None or count < frames) and (frame := camera.read()) is not None:
+            count += 1
+            for event in tracker.update(observer.observe(frame)):
+                if isinstance(event, CardPlayed):
+                    doc = {"event": "card_played", "seat": event.seat, "card": str(event.card), "frame": event.frame}
+                    text = f"frame {event.frame}: {event.seat} played {event.card.name()}"
+                else:
+                    doc = {"event": "trick_cleared", "cards": [str(c) for c in event.cards], "frame": event.frame}
+                    text = f"frame {event.frame}: trick cleared ({' '.join(map(str, event.cards))})"
+                if as_json:
+                    sys.stdout.write(json.dumps(doc) + "\n")
+                    sys.stdout.flush()
+                else:
+                    console.print(text, highlight=False)
+        camera.close()
+    except SourceError as exc:
+        fail(str(exc))
+
+
+def _open_camera(spec: str, layout: Any) -> Any:
+    """A frame source; ``sim`` is the simulated camera playing one demo trick on this mat."""
+    from vision.sources import open_source
+
+    if spec != "sim":
+        return open_source(spec)
+    import numpy as np
+
+    from engine.cards import cards
+    from simulators.camera import Scene, SimulatedCamera, tilted_view, trick_scenes
+
+    rng = np.random.default_rng(1)
+    view = tilted_view(rng, (1280, 720), "wood", layout)
+    played = cards("QH 7D AS KH KS 2C")[: layout.seats]
+    look = Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3.0)
+    # Cards lie still long enough for the tracker's vote (the first still frame is still "moving").
+    return SimulatedCamera(view, trick_scenes(rng, layout, played, look, still_frames=6, gathered_frames=8))
+
+
 def _templates(deck: str) -> Any:
     """The index templates of a deck: the project's own faces, or one of the Debian designs."""
     from simulators.card_faces import all_faces

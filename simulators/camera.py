@@ -12,7 +12,7 @@ the vision code never sees the truth.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import cv2
@@ -415,3 +415,32 @@ def random_glare(rng: np.random.Generator, size: tuple[int, int]) -> Glare:
         float(rng.uniform(0.04, 0.08) * h),
         float(rng.uniform(0.5, 0.8)),
     )
+
+
+def trick_scenes(
+    rng: np.random.Generator,
+    layout: MatLayout,
+    cards: Sequence[Card],
+    look: Scene | None = None,
+    still_frames: int = 4,
+    gathered_frames: int = 5,
+) -> list[Scene]:
+    """A whole trick, frame by frame: each card in turn is pushed from its seat's edge of the mat
+    into the seat's zone (two moving frames) and lies still; then the trick is gathered. Seats
+    play in order, seat 1 first. ``look`` gives the light and optics (its cards are ignored)."""
+    look = look or Scene()
+    seats = [z for z in layout.zones if z.seat is not None]
+    settled: list[PlacedCard] = []
+    frames = [replace(look, cards=())]
+    for card, zone in zip(cards, seats, strict=False):
+        x0, y0, x1, y1 = zone.box_mm
+        target = np.array([(x0 + x1) / 2 + rng.uniform(-8, 8), (y0 + y1) / 2 + rng.uniform(-8, 8)])
+        edge = target + (target - np.array([layout.width_mm / 2, layout.height_mm / 2])) * 0.6
+        angle = float(rng.uniform(-15, 15))
+        for t in (0.4, 0.75):
+            moving = PlacedCard(card, tuple(map(float, edge + (target - edge) * t)), angle + 20 * (1 - t))
+            frames.append(replace(look, cards=(*settled, moving)))
+        settled.append(PlacedCard(card, (float(target[0]), float(target[1])), angle))
+        frames += [replace(look, cards=tuple(settled))] * still_frames
+    frames += [replace(look, cards=())] * gathered_frames
+    return frames

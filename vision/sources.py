@@ -61,7 +61,13 @@ class OpenCVSource:
         self._live = isinstance(target, int)
         if not self._live and not Path(target).is_file():
             raise SourceError(f"{target}: no such video file")
-        self._capture = cv2.VideoCapture(target if self._live else str(target))
+        # OpenCV logs its own warnings for a missing device; the error below says it once, clearly.
+        previous = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+        try:
+            self._capture = cv2.VideoCapture(target if self._live else str(target))
+        finally:
+            cv2.utils.logging.setLogLevel(previous)
         if not self._capture.isOpened():
             raise SourceError(f"camera {target} cannot be opened (is it connected, and is it free?)")
         if self._live:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
-from engine.cards import Card, card
-from simulators.camera import Arm, PlacedCard, Scene, SimulatedCamera, tilted_view
+from engine.cards import card
+from simulators.camera import Arm, PlacedCard, Scene, SimulatedCamera, tilted_view, trick_scenes
 from simulators.card_faces import all_faces
+from tests.conftest import run_croupier
 from vision.classify import IndexTemplates
 from vision.mat import MatLayout
 from vision.observe import FrameObservation, Observed, Observer
-from vision.tracker import CardPlayed, Tracker, TrackerSettings, TrickCleared
+from vision.tracker import Tracker, TrackerSettings, TrickCleared
 
 LAYOUT = MatLayout.create(4, "a2")
 SEATS = [z.name for z in LAYOUT.zones if z.seat is not None]
@@ -46,34 +49,12 @@ def scene(cards: list[PlacedCard], arms: tuple[Arm, ...] = ()) -> Scene:
     return Scene(cards=tuple(cards), arms=arms, **LIGHT)
 
 
-def slide_in(c: Card, seat: str, angle: float, rng: np.random.Generator) -> list[PlacedCard]:
-    """A card pushed from the seat's edge of the mat to its zone: two moving frames, then still."""
-    x, y = zone_centre(seat)
-    edge = np.array([x, y]) + (np.array([x, y]) - np.array([297, 210])) * 0.6
-    path = [edge + (np.array([x, y]) - edge) * t for t in (0.4, 0.75)]
-    final = (x + rng.uniform(-8, 8), y + rng.uniform(-8, 8))
-    return [
-        PlacedCard(c, (float(p[0]), float(p[1])), angle + 20 * (1 - t)) for p, t in zip(path, (0.4, 0.75), strict=True)
-    ] + [PlacedCard(c, final, angle)]
-
-
 def test_a_whole_trick_gives_four_plays_in_order_then_one_clearing(templates):
-    rng = np.random.default_rng(5)
-    plays = [("7H", "seat 1"), ("7D", "seat 2"), ("QS", "seat 3"), ("AH", "seat 4")]
-    settled: list[PlacedCard] = []
-    frames = [scene([])]
-    for code, seat in plays:
-        moves = slide_in(card(code), seat, float(rng.uniform(-15, 15)), rng)
-        frames += [scene([*settled, m]) for m in moves[:-1]]
-        settled.append(moves[-1])
-        frames += [scene(settled)] * 4
-    frames += [scene([])] * 5  # gathered
+    plays = [card(c) for c in ("7H", "7D", "QS", "AH")]
+    frames = trick_scenes(np.random.default_rng(5), LAYOUT, plays, scene([]))
     events = run(frames, templates)
-    assert events == [
-        *(e for e in events if isinstance(e, CardPlayed)),
-        TrickCleared(events[-1].frame, tuple(card(c) for c, _ in plays)),
-    ]
-    assert [(e.seat, str(e.card)) for e in events[:-1]] == [(s, c) for c, s in plays]
+    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True))
+    assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
 
 
 def test_a_hand_passing_over_a_card_makes_no_second_event_and_no_clearing(templates):
@@ -154,3 +135,21 @@ def test_the_referees_prior_only_ever_removes_reads():
     allowed = {"seat 1": {card("AS")}}
     events = [e for i in range(4) for e in tracker.update(obs(i, ("KS", "seat 1", at)), allowed)]
     assert events == []
+
+
+def test_croupier_vision_watch_follows_the_simulated_trick():
+    done = run_croupier("vision", "watch", "sim", "--json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(e["event"], e.get("seat"), e.get("card")) for e in events[:-1]] == [
+        ("card_played", f"seat {i + 1}", code) for i, code in enumerate(["QH", "7D", "AS", "KH"])
+    ]
+    assert events[-1]["event"] == "trick_cleared" and events[-1]["cards"] == ["QH", "7D", "AS", "KH"]
+
+
+def test_croupier_vision_watch_refuses_a_missing_camera_in_one_line():
+    done = run_croupier("vision", "watch", "uvc:63")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "croupier: camera 63 cannot be opened (is it connected, and is it free?)"
+    ]
