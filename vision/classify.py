@@ -222,7 +222,7 @@ def _quality(scores: list[tuple[float, str]], likeness: dict[tuple[str, str], fl
         return 0.0
     (best, first), (second, runner) = scores[0], scores[1]
     gap = max(0.02, 1.0 - likeness.get((first, runner), 0.0))
-    return float(np.clip((best - 0.45) / 0.3, 0, 1) * np.clip((best - second) / gap / 0.4, 0, 1))
+    return float(np.clip((best - 0.65) / 0.25, 0, 1) * np.clip((best - second) / gap / 0.4, 0, 1))
 
 
 _SUITS_OF_COLOUR = {True: {"H", "D", STAR}, False: {"C", "S", STAR}}

@@ -52,8 +52,9 @@ def recognise(
     quads = find_cards(frame, card_size_px)
     found = []
     for quad in quads:
-        # A card split out of a pile has others across its body: their pips are not its own.
-        body_visible = quad.single and not _overlaps(quad, quads)
+        # A card under or over another has their pips across its body: its own count is unknown.
+        # (The check can only turn a read into "unknown", so it runs whenever it can.)
+        body_visible = not _overlaps(quad, quads)
         read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
         if read.card is None:
             log.debug("card at %s not read: %s", quad.centre, read.detail)
