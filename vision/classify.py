@@ -36,6 +36,7 @@ JOKER = "JK"
 STAR = "*"
 _INDEX_SEARCH = (0.3, 0.5)  # a corner index lies within this share of the card's width and height
 _INK = 60  # darkness above which a pixel is ink
+_LONE_CORNER_SCORE = 0.82  # a read from one corner alone must match its templates this well
 _MARGIN = 6  # search slack around the glyphs' template positions, canonical pixels (a work pixel is 3)
 
 
@@ -203,6 +204,7 @@ class _CornerRead:
     suit: str
     confidence: float
     red: bool | None
+    score: float = 0.0  # the weaker of the rank's and the suit's best correlation
 
 
 def _scores(region: np.ndarray, templates: dict[str, np.ndarray]) -> list[tuple[float, str]]:
@@ -222,7 +224,7 @@ def _quality(scores: list[tuple[float, str]], likeness: dict[tuple[str, str], fl
         return 0.0
     (best, first), (second, runner) = scores[0], scores[1]
     gap = max(0.02, 1.0 - likeness.get((first, runner), 0.0))
-    return float(np.clip((best - 0.65) / 0.25, 0, 1) * np.clip((best - second) / gap / 0.4, 0, 1))
+    return float(np.clip((best - 0.5) / 0.3, 0, 1) * np.clip((best - second) / gap / 0.4, 0, 1))
 
 
 _SUITS_OF_COLOUR = {True: {"H", "D", STAR}, False: {"C", "S", STAR}}
@@ -242,7 +244,7 @@ def _read_corner(card: np.ndarray, dark: np.ndarray, templates: IndexTemplates) 
     if not ranks or not suits:
         return _CornerRead("", "", 0.0, red)
     quality = min(_quality(ranks, templates.likeness), _quality(suits, templates.likeness))
-    return _CornerRead(ranks[0][1], suits[0][1], quality, red)
+    return _CornerRead(ranks[0][1], suits[0][1], quality, red, min(ranks[0][0], suits[0][0]))
 
 
 def _normalised(card: np.ndarray) -> np.ndarray:
@@ -318,6 +320,8 @@ def read_card(card: np.ndarray, templates: IndexTemplates, body_visible: bool = 
     rank, suit = corners[0].rank, corners[0].suit
     if len(corners) == 2:
         confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
+    elif corners[0].score < _LONE_CORNER_SCORE:
+        return CardRead(None, 0.0, f"one corner only, and not a close match: {rank}{suit}")
     else:
         confidence = 0.9 * corners[0].confidence
     identity = _card_from(rank, suit, corners[0].red)
@@ -327,7 +331,10 @@ def read_card(card: np.ndarray, templates: IndexTemplates, body_visible: bool = 
     if body_visible and expected is not None:
         # The body must look like the template card's body: pips counted, a picture, one big pip.
         seen = body_reading(dark, templates.body_box)
-        if seen != expected:
+        # Only a body that looks like *another* card of the suit vetoes (an ace's index over four
+        # pips): a blurred picture that looks like nothing in particular says nothing.
+        rivals = [c for c, b in templates.bodies.items() if b == seen and c != identity and c.suit == identity.suit]
+        if seen != expected and rivals:
             return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
     elif len(corners) == 1:
         confidence *= 0.9
