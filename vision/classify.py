@@ -310,7 +310,7 @@ def read_card(card: np.ndarray, templates: IndexTemplates, body_visible: bool = 
     card = _normalised(card)
     dark = _darkness(card)
     top = _read_corner(card, dark, templates)
-    bottom = _read_corner(np.ascontiguousarray(card[::-1, ::-1]), np.ascontiguousarray(dark[::-1, ::-1]), templates)
+    bottom = _read_corner(cv2.flip(card, -1), cv2.flip(dark, -1), templates)  # the far corner, turned upright
     # A corner counts only with its colour judged: the colour is what keeps D from C and S from H.
     corners = [c for c in (top, bottom) if c.confidence >= 0.3 and c.red is not None]
     if not corners:

@@ -50,11 +50,14 @@ class FrameObservation:
 
 class Observer:
     """Turns frames into :class:`FrameObservation` s. Keeps the previous top-down view (for motion)
-    and the last mat pose (so a hand over a marker for a moment costs nothing)."""
+    and the last mat pose (so a hand over the markers for a moment costs nothing)."""
 
-    def __init__(self, layout: MatLayout, templates: IndexTemplates) -> None:
+    def __init__(self, layout: MatLayout, templates: IndexTemplates, pose_every: int = 5) -> None:
         self.layout = layout
         self.templates = templates
+        # The mat lies still on the table: its markers are looked for every few frames (they
+        # cost a quarter of a frame), and in every frame until they have been found.
+        self.pose_every = pose_every
         self._pose: MatPose | None = None
         self._previous: np.ndarray | None = None
         self._count = 0
@@ -62,7 +65,8 @@ class Observer:
     def observe(self, frame: np.ndarray) -> FrameObservation:
         index = self._count
         self._count += 1
-        pose = find_mat(frame, self.layout) or self._pose
+        due = self._pose is None or index % self.pose_every == 0
+        pose = (find_mat(frame, self.layout) if due else None) or self._pose
         if pose is None:
             log.debug("frame %d: no mat in view", index)
             return FrameObservation(index, (), frozenset(), False)
