@@ -145,7 +145,7 @@ def find_mat(frame: np.ndarray, layout: MatLayout) -> MatPose | None:
     # Markers are large: found at most 960 pixels wide, four times faster than at 1920.
     scale = min(1.0, _DETECT_WIDTH / grey.shape[1])
     if scale < 1.0:
-        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
     corners, ids, _ = _detector().detectMarkers(grey)
     corners = [c / scale for c in corners]
     if ids is None:
