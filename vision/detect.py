@@ -86,13 +86,21 @@ class _Edges:
     distance: np.ndarray
 
 
-def _edges(frame: np.ndarray, scale: float) -> _Edges:
+def _edges(frame: np.ndarray, scale: float, regions: list[np.ndarray]) -> _Edges:
+    """Edges around the given outlines only (work scale): piles are a small part of a frame."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     if scale < 1:
         grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=_shrink(scale))
-    canny = cv2.Canny(grey, 30, 90)
-    distance = cv2.distanceTransform(255 - canny, cv2.DIST_L2, 3)
-    return _Edges(cv2.dilate(canny, np.ones((3, 3), np.uint8)), distance)
+    thick = np.zeros(grey.shape, np.uint8)
+    distance = np.full(grey.shape, 1e3, np.float32)
+    h, w = grey.shape
+    for outline in regions:
+        x, y, rw, rh = cv2.boundingRect(outline)
+        x0, y0, x1, y1 = max(0, x - 6), max(0, y - 6), min(w, x + rw + 6), min(h, y + rh + 6)
+        canny = cv2.Canny(grey[y0:y1, x0:x1], 30, 90)
+        distance[y0:y1, x0:x1] = cv2.distanceTransform(255 - canny, cv2.DIST_L2, 3)
+        thick[y0:y1, x0:x1] = cv2.dilate(canny, np.ones((3, 3), np.uint8))
+    return _Edges(thick, distance)
 
 
 def _clockwise(corners: np.ndarray) -> np.ndarray:
@@ -268,7 +276,7 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
         singles = [(q, c) for q, c in singles if _card_sized(q, size)]
     found = [q for q, _ in singles]
     if size is not None and clusters:
-        edges = _edges(frame, scale)  # only piles need them: most frames skip this
+        edges = _edges(frame, scale, clusters)  # only piles need them: most frames skip this
         work_size = (size[0] * scale, size[1] * scale)
         for contour in clusters:
             found += [CardQuad(_clockwise(q / scale), False) for q in _split_blob(contour, mask, edges, work_size)]
