@@ -22,8 +22,9 @@ import numpy as np
 
 from benchmarks.vision_scenes import Score, scenes
 from engine.cards import CARDS
-from simulators.camera import SceneStyle, random_scene, render, tilted_view
+from simulators.camera import render
 from simulators.card_faces import all_faces
+from simulators.scenes import SceneStyle, random_scene, tilted_view
 from vision.classify import IndexTemplates
 from vision.decks import DECKS, deck_available, deck_faces
 from vision.mat import MatLayout

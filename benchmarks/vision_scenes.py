@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.cards import CARDS, Card
-from simulators.camera import CardTruth, SceneStyle, random_scene, render, tilted_view
+from simulators.camera import CardTruth, render
+from simulators.scenes import SceneStyle, random_scene, tilted_view
 from vision.mat import MatLayout
 from vision.scan import Recognition
 

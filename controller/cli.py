@@ -187,7 +187,8 @@ def _open_camera(spec: str, layout: Any) -> Any:
     import numpy as np
 
     from engine.cards import cards
-    from simulators.camera import Scene, SimulatedCamera, tilted_view, trick_scenes
+    from simulators.camera import Scene, SimulatedCamera
+    from simulators.scenes import tilted_view, trick_scenes
 
     rng = np.random.default_rng(1)
     view = tilted_view(rng, (1280, 720), "wood", layout)

@@ -6,17 +6,8 @@ import numpy as np
 import pytest
 
 from engine.cards import card, cards
-from simulators.camera import (
-    Arm,
-    CameraView,
-    PlacedCard,
-    Scene,
-    SceneStyle,
-    SimulatedCamera,
-    random_scene,
-    render,
-    tilted_view,
-)
+from simulators.camera import Arm, CameraView, PlacedCard, Scene, SimulatedCamera, render
+from simulators.scenes import SceneStyle, random_scene, tilted_view
 from vision.mat import MatLayout, find_mat, zone_of
 
 

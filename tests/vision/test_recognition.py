@@ -10,8 +10,9 @@ import pytest
 
 from benchmarks.vision_scenes import Score, scenes
 from engine.cards import CARDS, card
-from simulators.camera import Arm, PlacedCard, Scene, SceneStyle, render, tilted_view
+from simulators.camera import Arm, PlacedCard, Scene, render
 from simulators.card_faces import all_faces, render_back, render_face
+from simulators.scenes import SceneStyle, tilted_view
 from tests.conftest import run_croupier
 from vision.classify import ACCEPT, IndexTemplates, read_card
 from vision.detect import CANONICAL_H, CANONICAL_W, pad_canonical

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from engine.cards import card
-from simulators.camera import PlacedCard, Scene, SimulatedCamera, tilted_view
+from simulators.camera import PlacedCard, Scene, SimulatedCamera
+from simulators.scenes import tilted_view
 from vision.sources import FrameSource, ImageFolder, OpenCVSource, SourceError, open_source
 
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from engine.cards import card
-from simulators.camera import Arm, PlacedCard, Scene, SimulatedCamera, tilted_view, trick_scenes
+from simulators.camera import Arm, PlacedCard, Scene, SimulatedCamera
 from simulators.card_faces import all_faces
+from simulators.scenes import tilted_view, trick_scenes
 from tests.conftest import run_croupier
 from vision.classify import IndexTemplates
 from vision.mat import MatLayout
