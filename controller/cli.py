@@ -113,7 +113,10 @@ def vision_scan(
     images: Annotated[list[Path], typer.Argument(help="Photos or frames of cards on a table.")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per image.")] = False,
     deck: Annotated[
-        str, typer.Option(help="Whose indices to read: project, kde:standard, kde:nicu-white or aisleriot:anglo.")
+        str,
+        typer.Option(
+            help="Whose indices: project, kde:standard, kde:nicu-white, aisleriot:anglo, or an enrolled deck's folder."
+        ),
     ] = "project",
 ) -> None:
     """Find and read every face-up card in each image (coordinates in image pixels)."""
@@ -199,15 +202,37 @@ def _open_camera(spec: str, layout: Any) -> Any:
 
 
 def _templates(deck: str) -> Any:
-    """The index templates of a deck: the project's own faces, or one of the Debian designs."""
+    """Index templates: the project's own faces, one of the Debian designs, or an enrolled deck's folder."""
     from simulators.card_faces import all_faces
     from vision.classify import IndexTemplates, TemplateError
-    from vision.decks import DeckError, deck_faces
+    from vision.decks import DECKS, DeckError, deck_faces
+    from vision.enrol import EnrolError, load_deck
 
     try:
-        return IndexTemplates.from_faces(all_faces() if deck == "project" else deck_faces(deck))
-    except (DeckError, TemplateError) as exc:
+        if deck == "project":
+            faces = all_faces()
+        elif deck in DECKS:
+            faces = deck_faces(deck)
+        else:
+            faces = load_deck(Path(deck))
+        return IndexTemplates.from_faces(faces)
+    except (DeckError, TemplateError, EnrolError) as exc:
         fail(str(exc))
+
+
+@vision_app.command("enroll")
+def vision_enroll(
+    photos: Annotated[Path, typer.Argument(help="A folder of photos, one card each, named by code: QS.jpg, TH.png.")],
+    out: Annotated[Path, typer.Option(help="The deck folder to write (use it as --deck FOLDER).")],
+) -> None:
+    """Teach the reader a deck's own indices from one photo of each card."""
+    from vision.enrol import EnrolError, enrol_folder
+
+    try:
+        enrolled = enrol_folder(photos, out)
+    except EnrolError as exc:
+        fail(str(exc))
+    console.print(f"{len(enrolled)} cards enrolled into {out}: use --deck {out}", highlight=False)
 
 
 @bench_app.command("engine")

@@ -13,7 +13,6 @@ import numpy as np
 
 from engine.cards import Card
 from simulators.camera import Arm, CameraView, Glare, PlacedCard, Scene
-from simulators.card_faces import FACE_H, FACE_W
 from vision.mat import MatLayout
 
 
@@ -37,8 +36,6 @@ def tilted_view(
     target = (sheet - sheet.mean(axis=0)) * scale @ rotation.T + (w / 2, h / 2)
     target += rng.uniform(-0.03, 0.03, (4, 2)) * scale * eh  # perspective: the corners move independently
     homography = cv2.getPerspectiveTransform(sheet.astype(np.float32), target.astype(np.float32))
-    if deck is not None:
-        deck = {c: cv2.resize(f, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA) for c, f in deck.items()}
     return CameraView(size, homography, table, mat, deck)
 
 

@@ -68,13 +68,29 @@ def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
     value = hsv[..., 2]
     tiny = cv2.resize(value, None, fx=1 / 16, fy=1 / 16, interpolation=cv2.INTER_AREA)
     window = max(3, (tiny.shape[1] // 4) | 1)  # about four cards wide at the usual scales: a trick is a minority
-    table = cv2.resize(cv2.medianBlur(tiny, window), (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
+    mask = _paper(hsv, cv2.medianBlur(tiny, window))
+    # Second pass: the table's brightness again, from table pixels only. A card seen close up
+    # fills the median's window and would otherwise hide its own middle.
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    solid = cv2.drawContours(np.zeros_like(mask), outlines, -1, 255, -1)
+    small_solid = cv2.resize(solid, (tiny.shape[1], tiny.shape[0]), interpolation=cv2.INTER_AREA)
+    table_only = (small_solid < 64).astype(np.float32)
+    spread = (2 * window + 1, 2 * window + 1)
+    weight = cv2.blur(table_only, spread)
+    estimate = cv2.blur(tiny.astype(np.float32) * table_only, spread) / np.maximum(weight, 1e-3)
+    table = np.where(weight > 0.05, estimate, cv2.medianBlur(tiny, window)).astype(np.uint8)
+    return _paper(hsv, table), scale
+
+
+def _paper(hsv: np.ndarray, table_tiny: np.ndarray) -> np.ndarray:
+    """Unsaturated pixels clearly brighter than the table around them, cleaned up."""
+    value = hsv[..., 2]
+    table = cv2.resize(table_tiny, (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
     bright = value.astype(np.float32) > _BRIGHTER * table.astype(np.float32) + 8
     mask = (bright & (hsv[..., 1] < _MAX_SATURATION)).astype(np.uint8) * 255
     # Close the card's own ink (indices, pips) into the card; open away specks and thin lines.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    return mask, scale
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
 
 @dataclass(frozen=True, slots=True)
