@@ -16,7 +16,6 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from engine.errors import BadNotation
 from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, find_cards, warp_card
 from vision.sources import IMAGE_SUFFIXES
 
@@ -40,7 +39,7 @@ def face_from_photo(photo: np.ndarray, card: Card) -> np.ndarray:
 def _card_of(path: Path) -> Card:
     try:
         return Card.from_str(path.stem)
-    except BadNotation as exc:
+    except ValueError as exc:  # engine's BadNotation is a ValueError: vision imports only engine.cards
         raise EnrolError(f"{path.name}: name the photo by its card's code (QS.jpg, TH.png, BJ.png)") from exc
 
 
