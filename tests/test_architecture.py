@@ -42,3 +42,25 @@ def test_the_hardware_and_the_bridge_never_import_the_engine():
         if (ROOT / package).is_dir():
             for module, names in imported_roots(package).items():
                 assert "engine" not in names, f"{module} imports the engine"
+
+
+def test_vision_uses_only_engine_cards_from_the_project():
+    for module, names in imported_modules("vision").items():
+        project = {n for n in names if n.split(".")[0] in PROJECT}
+        outside = {n for n in project if n.split(".")[0] != "vision" and n != "engine.cards"}
+        assert not outside, f"{module} imports {outside}"
+
+
+def imported_modules(package: str) -> dict[str, set[str]]:
+    """Full dotted names imported by each module of a package."""
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / package).rglob("*.py"):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module)
+        found[str(path.relative_to(ROOT))] = names
+    return found

@@ -1,0 +1,156 @@
+"""The tracker on rendered frame sequences: exactly the right events, never a spurious one."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.cards import card
+from simulators.camera import Arm, PlacedCard, Scene, SimulatedCamera
+from simulators.card_faces import all_faces
+from simulators.scenes import tilted_view, trick_scenes
+from tests.conftest import run_croupier
+from vision.classify import IndexTemplates
+from vision.mat import MatLayout
+from vision.observe import FrameObservation, Observed, Observer
+from vision.tracker import Tracker, TrackerSettings, TrickCleared
+
+LAYOUT = MatLayout.create(4, "a2")
+SEATS = [z.name for z in LAYOUT.zones if z.seat is not None]
+SETTINGS = TrackerSettings(stable_frames=3, clear_frames=4)
+LIGHT = {"light_falloff": 0.3, "light_angle": 1.0, "blur_sigma": 0.6, "noise_sigma": 3.0}
+
+
+@pytest.fixture(scope="module")
+def templates() -> IndexTemplates:
+    return IndexTemplates.from_faces(all_faces())
+
+
+def zone_centre(name: str) -> tuple[float, float]:
+    zone = next(z for z in LAYOUT.zones if z.name == name)
+    x0, y0, x1, y1 = zone.box_mm
+    return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+def run(scenes: list[Scene], templates: IndexTemplates, seed: int = 1, seen: list | None = None) -> list:
+    view = tilted_view(np.random.default_rng(seed), (1280, 720), "wood", LAYOUT)
+    observer, tracker = Observer(LAYOUT, templates), Tracker(SEATS, SETTINGS)
+    events = []
+    for frame in SimulatedCamera(view, scenes, seed=seed):
+        observation = observer.observe(frame)
+        if seen is not None:
+            seen.append(observation)
+        events += tracker.update(observation)
+    return events
+
+
+def scene(cards: list[PlacedCard], arms: tuple[Arm, ...] = ()) -> Scene:
+    return Scene(cards=tuple(cards), arms=arms, **LIGHT)
+
+
+def test_a_whole_trick_gives_four_plays_in_order_then_one_clearing(templates):
+    plays = [card(c) for c in ("7H", "7D", "QS", "AH")]
+    frames = trick_scenes(np.random.default_rng(5), LAYOUT, plays, scene([]))
+    events = run(frames, templates)
+    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True))
+    assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
+
+
+def test_a_hand_passing_over_a_card_makes_no_second_event_and_no_clearing(templates):
+    here = PlacedCard(card("KC"), zone_centre("seat 1"), 5)
+    tip = (640.0, 600.0)
+    arms = [Arm((640, 760), (tip[0] + dx, tip[1] - 40), 70) for dx in (-60, -20, 20, 60)]
+    frames = [scene([here])] * 4 + [scene([here], (a,)) for a in arms] + [scene([here])] * 4
+    seen: list[FrameObservation] = []
+    events = run(frames, templates, seed=2, seen=seen)
+    assert [(e.seat, str(e.card)) for e in events] == [("seat 1", "KC")]
+    assert all("seat 1" in o.busy for o in seen[4:8])  # the hand was noticed, not missed
+
+
+def test_a_card_slid_across_zones_counts_only_where_it_settles(templates):
+    start, end = np.array(zone_centre("seat 2")), np.array(zone_centre("seat 1"))
+    path = [start + (end - start) * t for t in np.linspace(0, 1, 6)]
+    moving = [scene([PlacedCard(card("9S"), (float(p[0]), float(p[1])), 10)]) for p in path]
+    frames = moving + [moving[-1]] * 4
+    events = run(frames, templates, seed=3)
+    assert [(e.seat, str(e.card)) for e in events] == [("seat 1", "9S")]
+
+
+def test_two_identical_cards_are_two_plays_kept_apart_by_place_and_order(templates):
+    first = PlacedCard(card("JD"), zone_centre("seat 3"), -5)
+    second = PlacedCard(card("JD"), zone_centre("seat 1"), 8)
+    frames = [scene([first])] * 4 + [scene([first, second])] * 4
+    events = run(frames, templates, seed=4)
+    assert [(e.seat, str(e.card)) for e in events] == [("seat 3", "JD"), ("seat 1", "JD")]
+
+
+# ---- the voting rules on observation streams (no pixels) ----------------------------------------
+
+
+def obs(index: int, *cards: tuple[str | None, str, tuple[float, float]], busy: frozenset[str] = frozenset()):
+    seen = tuple(Observed(None if c is None else card(c), 0.95, centre, zone) for c, zone, centre in cards)
+    return FrameObservation(index, seen, busy, True)
+
+
+def feed(stream: list[FrameObservation]) -> list:
+    tracker = Tracker(SEATS, TrackerSettings(stable_frames=3, clear_frames=3))
+    return [e for o in stream for e in tracker.update(o)]
+
+
+def test_one_misread_frame_neither_creates_nor_changes_an_event():
+    at = (297.0, 350.0)
+    reads = ["6H", "6H", "9H", "6H", "6H", "6H", "8H", "6H"]
+    events = feed([obs(i, (c, "seat 1", at)) for i, c in enumerate(reads)])
+    assert [str(e.card) for e in events] == ["6H"]
+
+
+def test_a_streak_broken_by_misreads_makes_no_event():
+    at = (297.0, 350.0)
+    reads = ["6H", "6H", "9H", "6H", "6H", "9H", "6H", "6H"]
+    assert feed([obs(i, (c, "seat 1", at)) for i, c in enumerate(reads)]) == []
+
+
+def test_unknown_reads_and_busy_zones_hold_the_trick_open():
+    at = (297.0, 350.0)
+    stream = [obs(i, ("5C", "seat 1", at)) for i in range(3)]
+    stream += [obs(3 + i, (None, "seat 1", at)) for i in range(4)]  # covered: read, but not as a card
+    stream += [obs(7 + i, busy=frozenset({"seat 1"})) for i in range(4)]  # a hand over it
+    stream += [obs(11 + i) for i in range(3)]
+    events = feed(stream)
+    assert [type(e).__name__ for e in events] == ["CardPlayed", "TrickCleared"]
+    assert events[1].frame == 13
+
+
+def test_a_frame_without_the_mat_breaks_nothing():
+    at = (297.0, 350.0)
+    stream = [obs(0, ("2S", "seat 2", at)), FrameObservation(1, (), frozenset(), False)]
+    stream += [obs(2, ("2S", "seat 2", at)), obs(3, ("2S", "seat 2", at))]
+    assert [str(e.card) for e in feed(stream)] == ["2S"]
+
+
+def test_the_referees_prior_only_ever_removes_reads():
+    at = (297.0, 350.0)
+    tracker = Tracker(SEATS, TrackerSettings(stable_frames=2))
+    allowed = {"seat 1": {card("AS")}}
+    events = [e for i in range(4) for e in tracker.update(obs(i, ("KS", "seat 1", at)), allowed)]
+    assert events == []
+
+
+def test_croupier_vision_watch_follows_the_simulated_trick():
+    done = run_croupier("vision", "watch", "sim", "--json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(e["event"], e.get("seat"), e.get("card")) for e in events[:-1]] == [
+        ("card_played", f"seat {i + 1}", code) for i, code in enumerate(["QH", "7D", "AS", "KH"])
+    ]
+    assert events[-1]["event"] == "trick_cleared" and events[-1]["cards"] == ["QH", "7D", "AS", "KH"]
+
+
+def test_croupier_vision_watch_refuses_a_missing_camera_in_one_line():
+    done = run_croupier("vision", "watch", "uvc:63")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "croupier: camera 63 cannot be opened (is it connected, and is it free?)"
+    ]

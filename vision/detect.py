@@ -1,0 +1,332 @@
+"""Finding card quadrilaterals in a frame, and warping each card upright to a canonical size.
+
+Card faces are paper: bright and unsaturated, brighter than the table around them even on a pale
+table. The segmentation therefore divides the brightness by an estimate of the *table's* local
+brightness (a median over a window four cards wide, taken at 1/16 scale, so that uneven light
+cancels and the cards, a minority of each window, do not raise it), and keeps unsaturated pixels
+clearly brighter than the table. Never a single global threshold.
+
+Each blob of card pixels is then either one card (it fills its minimum-area rectangle and has a
+card's proportions) or several touching or overlapping cards. Those are split by growing a card
+of the known size from every right-angled convex corner of the blob's outline and keeping the
+hypotheses that lie on card pixels; the classifier then reads each one, and a hypothesis that
+is not a real card has no readable index. The card size comes from the caller (through the mat's
+scale) or from the single cards seen in the same frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CARD_ASPECT = 63.5 / 88.9  # width over height of a poker-size card
+CANONICAL_W = 200
+CANONICAL_H = 280
+# The warp keeps a margin around the card: an outline a pixel too tight must not cut the index off.
+CANONICAL_PAD = 10
+WORK_WIDTH = 960  # segmentation runs at most this wide: cards stay 40+ px, the mask costs 1/4
+_BRIGHTER = 1.12  # card paper over the local table brightness
+_MAX_SATURATION = 70
+_MIN_FILL = 0.88
+_MIN_SUPPORT = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class CardQuad:
+    """A card's outline in frame pixels: corners clockwise, starting at an end of a short side."""
+
+    corners: np.ndarray  # 4 x 2 float
+    single: bool  # found as a blob of its own, not split out of touching cards
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x, y = self.corners.mean(axis=0)
+        return (float(x), float(y))
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """(short side, long side) in pixels, averaged over opposite sides."""
+        c = self.corners
+        a = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[3] - c[2])) / 2
+        b = (np.linalg.norm(c[2] - c[1]) + np.linalg.norm(c[0] - c[3])) / 2
+        return (float(min(a, b)), float(max(a, b)))
+
+
+def _shrink(scale: float) -> int:
+    """INTER_AREA is exact but ten times slower for a fractional factor (1280 -> 960) than for an
+    integer one (1920 -> 960); the mask and edges do not need it there."""
+    return cv2.INTER_AREA if abs(1 / scale - round(1 / scale)) < 1e-6 else cv2.INTER_LINEAR
+
+
+def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame)."""
+    scale = min(1.0, WORK_WIDTH / frame.shape[1])
+    small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=_shrink(scale)) if scale < 1 else frame
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    value = hsv[..., 2]
+    tiny = cv2.resize(value, None, fx=1 / 16, fy=1 / 16, interpolation=cv2.INTER_AREA)
+    window = max(3, (tiny.shape[1] // 4) | 1)  # about four cards wide at the usual scales: a trick is a minority
+    mask = _paper(hsv, cv2.medianBlur(tiny, window))
+    # Second pass: the table's brightness again, from table pixels only. A card seen close up
+    # fills the median's window and would otherwise hide its own middle.
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    solid = cv2.drawContours(np.zeros_like(mask), outlines, -1, 255, -1)
+    small_solid = cv2.resize(solid, (tiny.shape[1], tiny.shape[0]), interpolation=cv2.INTER_AREA)
+    table_only = (small_solid < 64).astype(np.float32)
+    spread = (2 * window + 1, 2 * window + 1)
+    weight = cv2.blur(table_only, spread)
+    estimate = cv2.blur(tiny.astype(np.float32) * table_only, spread) / np.maximum(weight, 1e-3)
+    table = np.where(weight > 0.05, estimate, cv2.medianBlur(tiny, window)).astype(np.uint8)
+    return _paper(hsv, table), scale
+
+
+def _paper(hsv: np.ndarray, table_tiny: np.ndarray) -> np.ndarray:
+    """Unsaturated pixels clearly brighter than the table around them, cleaned up."""
+    value = hsv[..., 2]
+    table = cv2.resize(table_tiny, (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
+    bright = value.astype(np.float32) > _BRIGHTER * table.astype(np.float32) + 8
+    mask = (bright & (hsv[..., 1] < _MAX_SATURATION)).astype(np.uint8) * 255
+    # Close the card's own ink (indices, pips) into the card; open away specks and thin lines.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Edges:
+    """Image edges at work scale: thickened (to cut a pile along) and as a distance map (to test
+    whether a rectangle's side runs along an edge, within a couple of pixels)."""
+
+    thick: np.ndarray
+    distance: np.ndarray
+
+
+def _edges(frame: np.ndarray, scale: float, regions: list[np.ndarray]) -> _Edges:
+    """Edges around the given outlines only (work scale): piles are a small part of a frame."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    if scale < 1:
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=_shrink(scale))
+    thick = np.zeros(grey.shape, np.uint8)
+    distance = np.full(grey.shape, 1e3, np.float32)
+    h, w = grey.shape
+    for outline in regions:
+        x, y, rw, rh = cv2.boundingRect(outline)
+        x0, y0, x1, y1 = max(0, x - 6), max(0, y - 6), min(w, x + rw + 6), min(h, y + rh + 6)
+        canny = cv2.Canny(grey[y0:y1, x0:x1], 30, 90)
+        distance[y0:y1, x0:x1] = cv2.distanceTransform(255 - canny, cv2.DIST_L2, 3)
+        thick[y0:y1, x0:x1] = cv2.dilate(canny, np.ones((3, 3), np.uint8))
+    return _Edges(thick, distance)
+
+
+def _clockwise(corners: np.ndarray) -> np.ndarray:
+    """Corners ordered clockwise on screen (y down), starting at an end of a short side."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    centre = c.mean(axis=0)
+    c = c[np.argsort(np.arctan2(c[:, 1] - centre[1], c[:, 0] - centre[0]))]
+    if np.linalg.norm(c[1] - c[0]) > np.linalg.norm(c[2] - c[1]):
+        c = np.roll(c, -1, axis=0)
+    return c
+
+
+def _fill(mask: np.ndarray, quad: np.ndarray) -> float:
+    """The share of a quadrilateral (work-scale pixels) that is card pixels; off-frame parts count as not."""
+    area = cv2.contourArea(quad.astype(np.float32))
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
+    region = mask[y0:y1, x0:x1]
+    if region.size == 0 or area <= 0:
+        return 0.0
+    inside = np.zeros(region.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad - (x0, y0)).astype(np.int32), 1)
+    return float(np.count_nonzero(region[inside > 0])) / max(area, float(inside.sum()))
+
+
+def _single_card(contour: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+    """The corners of a blob that is one whole card, or None."""
+    (_, _), (rw, rh), _ = rect = cv2.minAreaRect(contour)
+    if min(rw, rh) < 8 or not 0.6 <= min(rw, rh) / max(rw, rh) <= 0.82:
+        return None
+    hull = cv2.convexHull(contour)
+    approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+    quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else cv2.boxPoints(rect)
+    if _fill(mask, quad) < 0.93:
+        return None
+    return _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
+
+
+def _sharp_corners(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
+    """Corners where the card's straight sides meet, not on its rounded corners: a line is fitted
+    to the outline points along the middle of each side, and neighbouring lines intersected."""
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        t = (outline - a) @ d / length**2
+        rel = outline - a
+        dist = np.abs(d[0] * rel[:, 1] - d[1] * rel[:, 0]) / length
+        near = outline[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.04 * length))]
+        if len(near) < 2:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p, u), (q, v) = lines[i - 1], lines[i]
+        m = np.array([u, -v]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad
+        s, _ = np.linalg.solve(m, q - p)
+        out.append(p + s * u)
+    return np.array(out)
+
+
+def _corner_hypotheses(contour: np.ndarray, size: tuple[float, float]) -> list[np.ndarray]:
+    """Cards of ``size`` (short, long; work pixels) grown from each right-angled convex corner."""
+    short, long_ = size
+    poly = cv2.approxPolyDP(contour, max(2.0, 0.04 * short), True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    area_sign = np.sign(cv2.contourArea(poly.astype(np.float32), oriented=True)) or 1.0
+    out = []
+    for i in range(n):
+        v, a, b = poly[i], poly[i - 1], poly[(i + 1) % n]
+        ea, eb = a - v, b - v
+        la, lb = np.linalg.norm(ea), np.linalg.norm(eb)
+        if la < 0.2 * short or lb < 0.2 * short:
+            continue
+        ua, ub = ea / la, eb / lb
+        if abs(float(ua @ ub)) > 0.34:  # not within ~20 degrees of a right angle
+            continue
+        if np.sign(ea[0] * eb[1] - ea[1] * eb[0]) == area_sign:  # a reflex (inward) corner
+            continue
+        for along_a, along_b in ((short, long_), (long_, short)):
+            if la <= 1.2 * along_a and lb <= 1.2 * along_b:
+                out.append(np.array([v, v + ua * along_a, v + ua * along_a + ub * along_b, v + ub * along_b]))
+    return out
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def _edge_support(edges: _Edges, quad: np.ndarray, samples: int = 24) -> float:
+    """The share of a quadrilateral's sides (rounded corners left out) within 2.5 pixels of an edge."""
+    t = np.linspace(0.12, 0.88, samples)
+    points = np.vstack([quad[i] + np.outer(t, quad[(i + 1) % 4] - quad[i]) for i in range(4)])
+    xy = np.round(points).astype(int)
+    h, w = edges.distance.shape
+    inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    return float(np.count_nonzero(edges.distance[xy[inside, 1], xy[inside, 0]] <= 2.5)) / len(xy)
+
+
+def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]):
+    """Cards grown from the pieces a pile falls into when cut along its inner edges. A card lying
+    on others and under others shows a strip as long as the card: the card is that strip widened
+    to a card's width, on one side or the other."""
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(region, [contour], -1, 255, -1, offset=(-x, -y))
+    cut = region & mask[y : y + h, x : x + w] & ~edges.thick[y : y + h, x : x + w]
+    pieces, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    short, long_ = size
+    out = []
+    for piece in pieces:
+        if cv2.contourArea(piece) < 0.12 * short * long_:
+            continue
+        (cx, cy), (a, b), angle = cv2.minAreaRect(piece)
+        t = np.deg2rad(angle)
+        u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+        for card_u, card_v in ((short, long_), (long_, short)):
+            if a > 1.15 * card_u or b > 1.15 * card_v or max(a / card_u, b / card_v) < 0.8:
+                continue
+            for su in {-1.0, 1.0} if a < 0.9 * card_u else {0.0}:
+                for sv in {-1.0, 1.0} if b < 0.9 * card_v else {0.0}:
+                    c = np.array([cx + x, cy + y]) + u * su * (card_u - a) / 2 + v * sv * (card_v - b) / 2
+                    hu, hv = u * card_u / 2, v * card_v / 2
+                    out.append(np.array([c - hu - hv, c + hu - hv, c + hu + hv, c - hu + hv]))
+    return out
+
+
+def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]):
+    """Cards in a blob of touching or overlapping cards. A card grown from a corner or a strip must
+    lie on card pixels *and* have most of its outline on image edges (the blob's border, or the
+    shadow line of a card lying on it): inside a white pile, a wrong rectangle has no edges."""
+    scored = []
+    hypotheses = _corner_hypotheses(contour, size) + _piece_hypotheses(contour, mask, edges, size)
+    for quad in hypotheses:
+        fill = _fill(mask, quad)
+        support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
+        if support >= _MIN_SUPPORT:
+            scored.append((support * fill, quad))
+    kept: list[np.ndarray] = []
+    for _, quad in sorted(scored, key=lambda s: -s[0]):
+        if all(_iou(quad, k) < 0.5 for k in kept):
+            kept.append(quad)
+    return kept
+
+
+def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = None) -> list[CardQuad]:
+    """Card outlines in a BGR frame. ``card_size_px`` (short, long side in frame pixels), when
+    known from the mat, lets touching cards be split even when no card lies on its own."""
+    mask, scale = card_pixels(frame)
+    # Every outline point, not just the ends of straight runs: the side fitting needs them.
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_area = 0.0008 * mask.size
+    contours = [c for c in contours if cv2.contourArea(c) >= min_area]
+    # Holes filled: a court card's picture or a big pip is not paper-coloured, but it is card.
+    mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
+    singles, clusters = [], []
+    for contour in contours:
+        quad = _single_card(contour, mask)
+        if quad is None:
+            clusters.append(contour)
+        else:
+            singles.append((CardQuad(_clockwise(quad / scale), True), contour))
+    size = _card_size(card_size_px, [q for q, _ in singles])
+    if size is not None:
+        # A card-shaped blob of the wrong size is a tidy pile of cards (or not a card at all).
+        clusters += [c for q, c in singles if not _card_sized(q, size)]
+        singles = [(q, c) for q, c in singles if _card_sized(q, size)]
+    found = [q for q, _ in singles]
+    if size is not None and clusters:
+        edges = _edges(frame, scale, clusters)  # only piles need them: most frames skip this
+        work_size = (size[0] * scale, size[1] * scale)
+        for contour in clusters:
+            found += [CardQuad(_clockwise(q / scale), False) for q in _split_blob(contour, mask, edges, work_size)]
+    return found
+
+
+def _card_sized(quad: CardQuad, size: tuple[float, float]) -> bool:
+    return abs(quad.size[0] / size[0] - 1) <= 0.15 and abs(quad.size[1] / size[1] - 1) <= 0.15
+
+
+def _card_size(given: tuple[float, float] | None, singles: list[CardQuad]) -> tuple[float, float] | None:
+    """Card (short, long) size in frame pixels: given, or the median of the single cards seen."""
+    if given is not None:
+        return given
+    if not singles:
+        return None
+    # The size most singles agree with; on a tie the smaller, since a tidy pile is larger than a card.
+    longs = np.array([q.size[1] for q in singles])
+    support = [(int(np.sum(np.abs(longs / long_ - 1) <= 0.2)), -long_) for long_ in longs]
+    return singles[max(range(len(singles)), key=lambda i: support[i])].size
+
+
+def warp_card(frame: np.ndarray, quad: CardQuad) -> np.ndarray:
+    """The card upright (portrait), ``CANONICAL_W x CANONICAL_H`` inside a ``CANONICAL_PAD`` margin.
+    Which end is up is not known, and need not be: a card's two indices are point-symmetric, so
+    both read upright after a portrait warp."""
+    p, w, h = CANONICAL_PAD, CANONICAL_W, CANONICAL_H
+    target = np.array([[p, p], [p + w, p], [p + w, p + h], [p, p + h]], np.float32)
+    homography = cv2.getPerspectiveTransform(quad.corners.astype(np.float32), target)
+    size = (w + 2 * p, h + 2 * p)
+    return cv2.warpPerspective(frame, homography, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def pad_canonical(card: np.ndarray) -> np.ndarray:
+    """A ``CANONICAL_W x CANONICAL_H`` card image given the margin :func:`warp_card` leaves."""
+    p = CANONICAL_PAD
+    return cv2.copyMakeBorder(card, p, p, p, p, cv2.BORDER_REPLICATE)

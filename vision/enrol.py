@@ -1,0 +1,74 @@
+"""Enrolment: teaching the reader a deck's own faces from one photo of each card.
+
+A photo named by the card's code (``QS.jpg``, ``TH.png``, ``BJ.png``) shows that card alone, face
+up, anywhere in the frame; the card is found, warped upright and kept as that deck's face. The
+faces of a deck are a folder of ``CODE.png`` files, which :func:`load_deck` reads back for
+:meth:`vision.classify.IndexTemplates.from_faces`. (The guided version, card by card from the
+live camera, is not written yet: this is its file-based half.)
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, find_cards, warp_card
+from vision.sources import IMAGE_SUFFIXES
+
+log = logging.getLogger(__name__)
+
+
+class EnrolError(ValueError):
+    """A photo or deck folder that cannot be used: which one, and why."""
+
+
+def face_from_photo(photo: np.ndarray, card: Card) -> np.ndarray:
+    """The one card in ``photo``, upright at the canonical size."""
+    found = find_cards(photo)
+    singles = [q for q in found if q.single]
+    if len(singles) != 1 or len(found) != 1:
+        raise EnrolError(f"{card}: the photo must show exactly one card on its own, it shows {len(found)}")
+    p = CANONICAL_PAD
+    return warp_card(photo, singles[0])[p : p + CANONICAL_H, p : p + CANONICAL_W].copy()
+
+
+def _card_of(path: Path) -> Card:
+    try:
+        return Card.from_str(path.stem)
+    except ValueError as exc:  # engine's BadNotation is a ValueError: vision imports only engine.cards
+        raise EnrolError(f"{path.name}: name the photo by its card's code (QS.jpg, TH.png, BJ.png)") from exc
+
+
+def enrol_folder(photos: Path, out: Path) -> list[Card]:
+    """Every ``CODE.<image>`` photo in ``photos`` turned into ``out/CODE.png``; the cards enrolled."""
+    paths = sorted(p for p in photos.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) if photos.is_dir() else []
+    if not paths:
+        raise EnrolError(f"{photos}: no photos of cards (CODE.jpg or CODE.png) found")
+    out.mkdir(parents=True, exist_ok=True)
+    enrolled = []
+    for path in paths:
+        card = _card_of(path)
+        photo = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if photo is None:
+            raise EnrolError(f"{path.name}: not an image")
+        cv2.imwrite(str(out / f"{card}.png"), face_from_photo(photo, card))
+        enrolled.append(card)
+    log.info("enrolled %d cards into %s", len(enrolled), out)
+    return enrolled
+
+
+def load_deck(folder: Path) -> list[tuple[Card, np.ndarray]]:
+    """The faces of an enrolled deck (a folder of ``CODE.png``)."""
+    faces = []
+    for path in sorted(folder.glob("*.png")) if folder.is_dir() else []:
+        face = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if face is None:
+            raise EnrolError(f"{path}: not an image")
+        faces.append((_card_of(path), face))
+    if not faces:
+        raise EnrolError(f"{folder}: not an enrolled deck (no CODE.png faces)")
+    return faces

@@ -1,0 +1,171 @@
+"""The printed play mat: its layout in millimetres, its ArUco markers, and finding it in a frame.
+
+The mat is landscape A2 or A3 with one ArUco marker (dictionary :data:`MARKER_DICTIONARY`, ids
+0-3) in each corner, a labelled zone in front of each seat and a centre area. Everything here
+is in mat millimetres, origin at the top-left corner of the sheet, x to the right, y down.
+:func:`find_mat` recovers the homography from frame pixels to mat millimetres from whichever
+markers are visible (two are enough: each gives four corners), so zones hold wherever the
+camera sits and however it tilts.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import cache
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
+MARKER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left
+SHEETS_MM = {"a2": (594.0, 420.0), "a3": (420.0, 297.0)}
+MARKER_SIDE = 0.09  # of the sheet's height
+MARKER_MARGIN = 0.035  # of the sheet's height, from the sheet's edges to the marker
+_DETECT_WIDTH = 960
+
+# Zones as (u0, v0, u1, v1) fractions of the sheet; seats are numbered clockwise as seen from
+# above, seat 0 nearest the bottom edge, so the layout reads the same on A2 and A3.
+_CENTRE = (0.36, 0.36, 0.64, 0.64)
+_SEAT_BOXES = {
+    4: [(0.34, 0.67, 0.66, 0.98), (0.02, 0.34, 0.32, 0.66), (0.34, 0.02, 0.66, 0.33), (0.68, 0.34, 0.98, 0.66)],
+    6: [
+        (0.53, 0.67, 0.83, 0.98),
+        (0.17, 0.67, 0.47, 0.98),
+        (0.02, 0.34, 0.31, 0.66),
+        (0.17, 0.02, 0.47, 0.33),
+        (0.53, 0.02, 0.83, 0.33),
+        (0.69, 0.34, 0.98, 0.66),
+    ],
+}
+
+
+class MatError(ValueError):
+    """A mat that cannot be made (a seat count or sheet size the mat does not support)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Zone:
+    """One area of the mat: a seat's zone (``seat`` 0-based) or the centre (``seat`` None)."""
+
+    name: str
+    seat: int | None
+    box_mm: tuple[float, float, float, float]  # x0, y0, x1, y1
+
+    def contains(self, x_mm: float, y_mm: float) -> bool:
+        x0, y0, x1, y1 = self.box_mm
+        return x0 <= x_mm <= x1 and y0 <= y_mm <= y1
+
+
+@dataclass(frozen=True, slots=True)
+class MatLayout:
+    """Where everything is on one printed mat, in millimetres."""
+
+    sheet: str
+    width_mm: float
+    height_mm: float
+    seats: int
+    zones: tuple[Zone, ...]
+
+    @classmethod
+    def create(cls, seats: int, sheet: str = "a2") -> MatLayout:
+        if sheet not in SHEETS_MM:
+            raise MatError(f"unknown mat size {sheet!r} (use {' or '.join(SHEETS_MM)})")
+        if seats not in _SEAT_BOXES:
+            raise MatError(f"a mat has 4 or 6 seats, not {seats}")
+        w, h = SHEETS_MM[sheet]
+
+        def mm(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+            return (box[0] * w, box[1] * h, box[2] * w, box[3] * h)
+
+        zones = [Zone(f"seat {i + 1}", i, mm(b)) for i, b in enumerate(_SEAT_BOXES[seats])]
+        zones.append(Zone("centre", None, mm(_CENTRE)))
+        return cls(sheet, w, h, seats, tuple(zones))
+
+    @property
+    def marker_side_mm(self) -> float:
+        return MARKER_SIDE * self.height_mm
+
+    def marker_corners_mm(self) -> dict[int, np.ndarray]:
+        """Each marker's four corners (clockwise from its top-left, as ArUco reports them)."""
+        side, margin = self.marker_side_mm, MARKER_MARGIN * self.height_mm
+        lefts = (margin, self.width_mm - margin - side, self.width_mm - margin - side, margin)
+        tops = (margin, margin, self.height_mm - margin - side, self.height_mm - margin - side)
+        out = {}
+        for marker_id, x, y in zip(MARKER_IDS, lefts, tops, strict=True):
+            out[marker_id] = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float64)
+        return out
+
+    def zone_at(self, x_mm: float, y_mm: float) -> Zone | None:
+        """The zone holding a mat point, or None (between zones, or off the mat)."""
+        return next((z for z in self.zones if z.contains(x_mm, y_mm)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class MatPose:
+    """Where the mat lies in one frame: the homography from frame pixels to mat millimetres."""
+
+    frame_to_mat: np.ndarray
+    markers_seen: int
+
+    def to_mat(self, points_px: np.ndarray) -> np.ndarray:
+        """Frame pixel points (N x 2) mapped to mat millimetres (N x 2)."""
+        pts = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.frame_to_mat).reshape(-1, 2)
+
+    def to_frame(self, points_mm: np.ndarray) -> np.ndarray:
+        pts = np.asarray(points_mm, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, np.linalg.inv(self.frame_to_mat)).reshape(-1, 2)
+
+    def px_per_mm(self, point_px: tuple[float, float]) -> float:
+        """The frame's scale around one pixel: how many pixels one mat millimetre spans there."""
+        centre = self.to_mat(np.array([point_px]))[0]
+        ends = self.to_frame(centre + np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]]))
+        return float((np.linalg.norm(ends[1] - ends[0]) + np.linalg.norm(ends[2] - ends[0])) / 20.0)
+
+
+@cache
+def _detector() -> cv2.aruco.ArucoDetector:
+    dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICTIONARY)
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    # The mat's markers are big in the frame (a twentieth of its width or more): skipping small
+    # candidates and the finest thresholding pass halves the cost.
+    params.minMarkerPerimeterRate = 0.06
+    params.adaptiveThreshWinSizeMin = 7
+    params.adaptiveThreshWinSizeStep = 16
+    return cv2.aruco.ArucoDetector(dictionary, params)
+
+
+def find_mat(frame: np.ndarray, layout: MatLayout) -> MatPose | None:
+    """Find the mat's markers in a BGR or grey frame; None when fewer than two are visible."""
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    # Markers are large: found at most 960 pixels wide, four times faster than at 1920.
+    scale = min(1.0, _DETECT_WIDTH / grey.shape[1])
+    if scale < 1.0:
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    corners, ids, _ = _detector().detectMarkers(grey)
+    corners = [c / scale for c in corners]
+    if ids is None:
+        return None
+    known = layout.marker_corners_mm()
+    frame_pts, mat_pts = [], []
+    for quad, marker_id in zip(corners, ids.ravel(), strict=True):
+        if int(marker_id) in known:
+            frame_pts.append(quad.reshape(4, 2))
+            mat_pts.append(known[int(marker_id)])
+    if len(frame_pts) < 2:
+        log.debug("mat not found: %d marker(s) visible", len(frame_pts))
+        return None
+    homography, _ = cv2.findHomography(np.vstack(frame_pts), np.vstack(mat_pts), 0)
+    if homography is None:
+        return None
+    return MatPose(homography, len(frame_pts))
+
+
+def zone_of(pose: MatPose, layout: MatLayout, point_px: tuple[float, float]) -> Zone | None:
+    """The zone under a frame pixel, through the mat's homography."""
+    x, y = pose.to_mat(np.array([point_px]))[0]
+    return layout.zone_at(float(x), float(y))

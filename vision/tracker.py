@@ -1,0 +1,163 @@
+"""Temporal voting: cards count as played only when seen the same, still, for several frames.
+
+The tracker follows every card read in a seat's zone from frame to frame by identity and position
+(mat millimetres). A candidate becomes a :class:`CardPlayed` event only after ``stable_frames``
+consecutive frames in which it was read identically, did not move, and its zone was not busy (no
+motion, no hand over it). So a hand passing over, a card slid across zones into place, a blurred
+frame or a single misread never create or change an event: each of them breaks a streak, and only
+a streak makes an event. An event, once made, is never changed.
+
+Each seat plays one card per trick, so a seat's zone takes one event per trick; two identical
+cards (a double pack) in two zones are two tracks apart by position, and their events come in the
+order they settled. The trick is cleared (:class:`TrickCleared`) when every seat zone has been
+seen empty and quiet for ``clear_frames`` frames after at least one card was played.
+
+The tracker needs no knowledge of the game to be right; ``allowed`` (the cards each seat may still
+hold, from the referee) can only make it stricter: a read outside it is ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from engine.cards import Card
+from vision.observe import FrameObservation, Observed
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """A card settled in a seat's zone."""
+
+    seat: str
+    card: Card
+    frame: int
+    centre_mm: tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class TrickCleared:
+    """The seat zones emptied after a trick: the cards played in it, in order."""
+
+    frame: int
+    cards: tuple[Card, ...]
+
+
+Event = CardPlayed | TrickCleared
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerSettings:
+    stable_frames: int = 4  # identical, still, unoccluded reads before a card counts
+    clear_frames: int = 6  # empty, quiet frames before a trick counts as cleared
+    still_mm: float = 4.0  # a card moving less than this between frames is still
+    same_card_mm: float = 25.0  # a read this close to a track, of the same card, continues it
+    min_confidence: float = 0.5
+
+
+@dataclass(slots=True)
+class _Track:
+    card: Card
+    zone: str
+    centre_mm: tuple[float, float]
+    streak: int = 1
+    missed: int = 0
+
+
+@dataclass(slots=True)
+class _Trick:
+    played: dict[str, CardPlayed] = field(default_factory=dict)  # seat zone -> its event
+    empty_frames: int = 0
+
+
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return float(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5)
+
+
+class Tracker:
+    """Feed it every :class:`FrameObservation` in order; it returns the events each one settles."""
+
+    def __init__(self, seat_zones: list[str], settings: TrackerSettings | None = None) -> None:
+        self.seat_zones = list(seat_zones)
+        self.settings = settings or TrackerSettings()
+        self._tracks: list[_Track] = []
+        self._trick = _Trick()
+
+    def update(self, obs: FrameObservation, allowed: dict[str, set[Card]] | None = None) -> list[Event]:
+        if not obs.mat_found:
+            return []  # no mat, no zones: the frame says nothing, and breaks no streak
+        seen = [o for o in obs.cards if o.zone in self.seat_zones]
+        reads = [o for o in seen if self._usable(o, obs, allowed)]
+        self._follow(reads, obs.busy)
+        events: list[Event] = self._settle(obs.index)
+        cleared = self._check_cleared(obs, seen)
+        if cleared is not None:
+            events.append(cleared)
+        return events
+
+    def _usable(self, o: Observed, obs: FrameObservation, allowed: dict[str, set[Card]] | None) -> bool:
+        if o.card is None or o.confidence < self.settings.min_confidence or o.zone in obs.busy:
+            return False
+        return allowed is None or o.zone is None or o.card in allowed.get(o.zone, {o.card})
+
+    def _follow(self, reads: list[Observed], busy: frozenset[str]) -> None:
+        s = self.settings
+        matched: set[int] = set()
+        for o in reads:
+            assert o.card is not None and o.zone is not None
+            track = self._nearest(o, matched)
+            if track is None:
+                self._tracks.append(_Track(o.card, o.zone, o.centre_mm))
+                matched.add(id(self._tracks[-1]))
+                continue
+            matched.add(id(track))
+            still = _distance(track.centre_mm, o.centre_mm) <= s.still_mm and track.zone == o.zone
+            track.streak = track.streak + 1 if still else 1
+            track.centre_mm, track.zone, track.missed = o.centre_mm, o.zone, 0
+        for track in self._tracks:
+            if id(track) not in matched:
+                # Unseen, misread or under a hand this frame: the streak starts again.
+                track.streak, track.missed = 0, track.missed + 1
+        self._tracks = [t for t in self._tracks if t.missed <= 2 * s.stable_frames]
+
+    def _nearest(self, o: Observed, taken: set[int]) -> _Track | None:
+        near = [
+            t
+            for t in self._tracks
+            if id(t) not in taken
+            and t.card == o.card
+            and _distance(t.centre_mm, o.centre_mm) <= self.settings.same_card_mm
+        ]
+        return min(near, key=lambda t: _distance(t.centre_mm, o.centre_mm), default=None)
+
+    def _settle(self, frame: int) -> list[Event]:
+        events: list[Event] = []
+        for track in self._tracks:
+            if track.streak < self.settings.stable_frames:
+                continue
+            held = self._trick.played.get(track.zone)
+            if held is None:
+                event = CardPlayed(track.zone, track.card, frame, track.centre_mm)
+                self._trick.played[track.zone] = event
+                events.append(event)
+                log.info("%s played in %s (frame %d)", track.card, track.zone, frame)
+            elif held.card != track.card or _distance(held.centre_mm, track.centre_mm) > self.settings.same_card_mm:
+                log.warning("%s settled in %s, which already holds %s: ignored", track.card, track.zone, held.card)
+        return events
+
+    def _check_cleared(self, obs: FrameObservation, seen: list[Observed]) -> TrickCleared | None:
+        trick = self._trick
+        quiet = not (set(self.seat_zones) & obs.busy)
+        if not trick.played or seen or not quiet:
+            trick.empty_frames = 0
+            return None
+        trick.empty_frames += 1
+        if trick.empty_frames < self.settings.clear_frames:
+            return None
+        order = sorted(trick.played.values(), key=lambda e: e.frame)
+        self._trick = _Trick()
+        self._tracks = []
+        log.info("trick cleared (frame %d)", obs.index)
+        return TrickCleared(obs.index, tuple(e.card for e in order))
