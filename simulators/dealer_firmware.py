@@ -1,0 +1,557 @@
+"""The dealing machine's firmware, simulated: its side of dealer link v1 over a real pty.
+
+Physical model: a hopper holding a stack of cards (top first), a feed roller that pulls one
+card into the path, an index reader, a turret that turns one step per slot, a throw wheel and
+an exit sensor, and eight slots (seats 0-5, 6 the rest, 7 the reject tray) that hold exactly
+what was thrown into them. Each physical card has its own identity (``uid``), so the two
+identical copies of a Fifty-Six card are still two cards, and the audit can prove that no
+card was delivered twice. Mechanical steps take their time divided by ``speed`` (real time),
+so tests run fast without sleeping for mechanics.
+
+Faults are counted by feed (the k-th card fed, 1-based, re-feeds included) and fire once each,
+so a seed and a fault list always play out the same way. What survives a microcontroller
+reset is only what is physical (cards, slots); the plan, counters and event ring are lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_bridge.channel import Channel
+from firmware_bridge.framing import Decoder
+from firmware_bridge.protocol import (
+    NO_CARD,
+    NO_READ,
+    PROTOCOL_VERSION,
+    REJECT,
+    SCHEMA,
+    UNREADABLE,
+    Abort,
+    CardDelivered,
+    CardRead,
+    CardRejected,
+    ClearFault,
+    DoubleFeed,
+    EStop,
+    Fault,
+    FaultCode,
+    Finish,
+    GetStatus,
+    Hello,
+    HelloReq,
+    HopperEmpty,
+    Jam,
+    Message,
+    Pause,
+    Purge,
+    Purged,
+    RejectReason,
+    Reply,
+    Resume,
+    Result,
+    Route,
+    Start,
+    State,
+    Status,
+    Stop,
+)
+from simulators.serial_link import PtyLink
+
+log = logging.getLogger(__name__)
+
+RING = 16  # events the firmware may hold unacknowledged before it stops feeding
+SLOTS = 8
+FW_VERSION = 0x0100
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Mechanical times in milliseconds (design.md's figures by default)."""
+
+    feed_read_ms: float = 120.0
+    turret_step_ms: float = 40.0
+    throw_ms: float = 80.0
+
+
+COMMERCIAL = Timings(feed_read_ms=55.0, turret_step_ms=10.0, throw_ms=30.0)  # ~100 ms a card
+ZERO = Timings(0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class MachineFaults:
+    """Faults of the machine, each at the k-th card fed (1-based) or after k cards delivered."""
+
+    jam_at: int | None = None
+    double_feed_at: int | None = None
+    unreadable_at: int | None = None
+    estop_at: int | None = None
+    empty_at: int | None = None  # the hopper runs dry before card k: the operator holds the rest
+    reset_after: int | None = None
+    vanish_at: int | None = None
+    vanish_s: float = 0.3
+
+
+@dataclass
+class PhysicalCard:
+    uid: int
+    card: int
+
+
+@dataclass
+class Audit:
+    """What the machine did physically, for the property tests."""
+
+    deliveries: Counter[int] = field(default_factory=Counter)  # uid -> times thrown to a seat or the rest
+    routes: Counter[tuple[int, int]] = field(default_factory=Counter)  # (plan, read_idx) -> routes executed
+    resets: int = 0
+    feeds: int = 0
+
+
+class DealerFirmware:
+    """The simulated machine: call :meth:`start`, open ``link.path`` from the host, :meth:`stop`."""
+
+    def __init__(
+        self,
+        stack: list[int],
+        link: PtyLink,
+        timings: Timings = Timings(),
+        speed: float = 1.0,
+        faults: MachineFaults = MachineFaults(),
+        seed: int = 0,
+        lease_s: float = 1.0,
+    ) -> None:
+        self.link = link
+        self.timings = timings
+        self.speed = speed
+        self.faults = faults
+        self.lease_s = lease_s
+        self._rng = random.Random(seed)
+        cards = [PhysicalCard(uid, card) for uid, card in enumerate(stack)]
+        split = len(cards) if faults.empty_at is None else max(0, faults.empty_at - 1)
+        self.hopper, self.operator_hand = cards[:split], cards[split:]
+        self.path: list[PhysicalCard] = []
+        self.slots: list[list[PhysicalCard]] = [[] for _ in range(SLOTS)]
+        self.estop_pressed = False
+        self.audit = Audit()
+        self.mechanical_s = 0.0  # mechanical time at speed 1, for the benchmark
+        self._reset_variant = self._rng.choice(("exit", "path"))
+        self._fired: set[str] = set()
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._boot()
+
+    # --- life ------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="dealer-firmware", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.link.close()
+
+    def _boot(self) -> None:
+        """Power on: everything volatile starts afresh; the cards stay where they are."""
+        self.boot_id = self._rng.getrandbits(32)
+        self.channel = Channel(name="firmware")
+        self._decoder = Decoder()
+        self._session = False
+        self._last_hello = 0.0
+        self.state = State.IDLE
+        self.fault = FaultCode.NONE
+        self.plan_id = 0
+        self.next_read = 0
+        self._staged: int | None = None  # read_idx of the card in the path
+        self._path_feed = 0  # which feed put the card in the path
+        self._kind = "card"  # "card", "unreadable" or "double": what the path holds
+        self._stage = "idle"
+        self._busy_until = 0.0
+        self._dest = REJECT
+        self._turret = REJECT  # the gate rests on the reject tray
+        self._event = 0
+        self._replies: OrderedDict[int, Message] = OrderedDict()
+        self._pause_requested = self._abort_requested = False
+        self._last_rx = time.monotonic()
+        self._reboot_in_path = False
+
+    def _reboot(self) -> None:
+        log.info("firmware resets (boot %08x)", self.boot_id)
+        self.audit.resets += 1
+        self._boot()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.link.wait(self._wait_s())
+                with self._lock:
+                    self._step()
+            except Exception:  # a thread never lets an exception escape: log it and carry on
+                log.exception("firmware loop")
+                time.sleep(0.01)
+
+    def _wait_s(self) -> float:
+        waits = [0.02, self._busy_until - time.monotonic()]
+        timeout = self.channel.next_timeout()
+        if timeout is not None:
+            waits.append(timeout)
+        return max(0.0, min(waits))
+
+    def _step(self) -> None:
+        for body in self._decoder.feed(self.link.read()):
+            self._last_rx = time.monotonic()
+            msg = self.channel.receive(body)
+            if msg is not None:
+                self._handle(msg)
+        self._advance()
+        self._announce()
+        self.link.write(self.channel.transmit())
+
+    def _announce(self) -> None:
+        # Until a host opens a session, say HELLO (nonce 0) four times a second: after a
+        # reset this is how the host learns of the new boot without waiting for a timeout.
+        now = time.monotonic()
+        if not self._session and now - self._last_hello >= 0.25:
+            self._last_hello = now
+            self.channel.send(self._hello(0))
+
+    # --- time ------------------------------------------------------------------------------------
+
+    def _busy(self, ms: float) -> None:
+        self.mechanical_s += ms / 1000
+        self._busy_until = time.monotonic() + (ms / 1000 / self.speed if self.speed > 0 else 0.0)
+
+    def _fires(self, name: str, at: int | None, k: int) -> bool:
+        if at is None or at != k or name in self._fired:
+            return False
+        self._fired.add(name)
+        return True
+
+    # --- mechanics -----------------------------------------------------------------------------
+
+    def _advance(self) -> None:
+        for _ in range(8):  # a few steps at once when mechanics take no time
+            if self.state != State.DEALING or time.monotonic() < self._busy_until:
+                return
+            stage = self._stage
+            if stage == "feed":
+                self._feed()
+            elif stage == "feeding":
+                self._read()
+            elif stage == "turning":
+                self._turned()
+            elif stage == "throwing":
+                self._exit()
+            if self._stage == stage:
+                return
+
+    def _feed(self) -> None:
+        if self._pause_requested:
+            self._pause_requested = False
+            self.state = State.PAUSED
+            return
+        if time.monotonic() - self._last_rx > self.lease_s:
+            self.state, self.fault = State.PAUSED, FaultCode.LEASE_EXPIRED
+            self._emit(Fault(0, FaultCode.LEASE_EXPIRED, 0))
+            return
+        if self.channel.backlog() >= RING:
+            return  # backpressure: never move a card whose event could not be queued
+        if not self.hopper:
+            self.state, self.fault = State.PAUSED, FaultCode.HOPPER_EMPTY
+            self._emit(HopperEmpty(0, self.plan_id, self.next_read))
+            return
+        self.audit.feeds += 1
+        k = self._path_feed = self.audit.feeds
+        double = len(self.hopper) >= 2 and self._fires("double", self.faults.double_feed_at, k)
+        self.path = [self.hopper.pop(0) for _ in range(2 if double else 1)]
+        self._kind = "double" if double else "unreadable" if self._fires("unreadable", self.faults.unreadable_at, k) else "card"
+        self._stage = "feeding"
+        self._busy(self.timings.feed_read_ms)
+
+    def _read(self) -> None:
+        self._staged = self.next_read
+        self.next_read += 1
+        if self._kind != "card":  # nothing to ask the host: the gate stays on the reject tray
+            self._turn(REJECT)
+            return
+        self._emit(CardRead(0, self.plan_id, self._staged, self.path[0].card))
+        self._stage = "await_route"
+
+    def _turn(self, dest: int) -> None:
+        steps = abs(dest - self._turret)
+        self._turret = self._dest = dest
+        self._stage = "turning"
+        self._busy(steps * self.timings.turret_step_ms)
+
+    def _turned(self) -> None:
+        if self._reboot_in_path and self._dest != REJECT:
+            self._reboot()  # brown-out with the card in the path: it stays there
+            return
+        if self._fires("estop", self.faults.estop_at, self._path_feed):
+            self.estop_pressed = True
+            self.state, self.fault = State.ESTOP, FaultCode.ESTOP
+            self._emit(EStop(0, 1))
+            return
+        self._stage = "throwing"
+        self._busy(self.timings.throw_ms)
+
+    def _exit(self) -> None:
+        if self._fires("jam", self.faults.jam_at, self._path_feed):
+            self.state, self.fault = State.FAULT, FaultCode.JAM
+            self._emit(Jam(0, self.plan_id, self._staged if self._staged is not None else NO_READ, self.path[0].card))
+            return
+        dest, cards, read_idx = self._dest, self.path, self._staged
+        self.slots[dest].extend(cards)
+        self.path, self._staged = [], None
+        if dest != REJECT:
+            for c in cards:
+                self.audit.deliveries[c.uid] += 1
+            delivered = sum(len(s) for s in self.slots[:REJECT])
+            if self.faults.reset_after == delivered and "reset" not in self._fired:
+                self._fired.add("reset")
+                if self._reset_variant == "exit":
+                    self._reboot()  # the card left, but its event dies with the RAM
+                    return
+                self._reboot_in_path = True
+            if self._fires("vanish", self.faults.vanish_at, delivered):
+                self.link.vanish(self.faults.vanish_s)
+        self._report_exit(dest, cards, read_idx)
+        if self._abort_requested:
+            self._idle()
+            return
+        self._stage = "feed"
+
+    def _report_exit(self, dest: int, cards: list[PhysicalCard], read_idx: int | None) -> None:
+        idx = NO_READ if read_idx is None else read_idx
+        if self._kind == "double":
+            self._emit(DoubleFeed(0, self.plan_id, len(cards)))
+        elif self._kind == "unreadable":
+            self._emit(CardRejected(0, self.plan_id, idx, UNREADABLE, RejectReason.UNREADABLE))
+        elif dest == REJECT:
+            reason = RejectReason.ABORT if self._abort_requested else RejectReason.HOST
+            self._emit(CardRejected(0, self.plan_id, idx, cards[0].card, reason))
+        else:
+            self._emit(CardDelivered(0, self.plan_id, idx, cards[0].card, dest, len(self.slots[dest])))
+
+    def _idle(self) -> None:
+        self.state, self.fault, self.plan_id = State.IDLE, FaultCode.NONE, 0
+        self._stage, self._abort_requested, self._pause_requested = "idle", False, False
+
+    def _emit(self, event: Message) -> None:
+        self._event += 1
+        self.channel.send(type(event)(self._event, *list(_values(event))[1:]))
+
+    # --- commands --------------------------------------------------------------------------------
+
+    def _handle(self, msg: Message) -> None:
+        if isinstance(msg, HelloReq):
+            self._hello_req(msg)
+            return
+        if isinstance(msg, Stop):
+            if self.state == State.DEALING:
+                self.state = State.PAUSED
+            return
+        cmd_id = getattr(msg, "cmd_id", None)
+        if cmd_id is None:
+            return  # heartbeat: receiving it renewed the lease
+        if cmd_id in self._replies:  # a retransmitted command: answer again, do nothing
+            self.channel.send(self._replies[cmd_id])
+            return
+        reply = self._status(cmd_id) if isinstance(msg, GetStatus) else Reply(cmd_id, *self._execute(msg))
+        self._replies[cmd_id] = reply
+        while len(self._replies) > 16:
+            self._replies.popitem(last=False)
+        self.channel.send(reply)
+
+    def _hello_req(self, req: HelloReq) -> None:
+        if req.proto_ver != PROTOCOL_VERSION or req.schema != SCHEMA:
+            self.channel.send(self._hello(req.nonce))  # the host sees our version and gives up
+            return
+        if not self._session or req.epoch != self.channel.epoch:
+            self.channel.restart(req.epoch)
+            self._session = True
+        self.channel.send(self._hello(req.nonce))
+
+    def _hello(self, nonce: int) -> Hello:
+        return Hello(
+            nonce, PROTOCOL_VERSION, SCHEMA, FW_VERSION, self.boot_id, self.channel.epoch, SLOTS,
+            self.state, self.plan_id, self.next_read, len(self.path),
+        )  # fmt: skip
+
+    def _status(self, cmd_id: int) -> Status:
+        return Status(
+            cmd_id, self.state, self.fault, self.plan_id, self.next_read, len(self.hopper),
+            len(self.path), len(self.slots[REJECT]),
+        )  # fmt: skip
+
+    def _execute(self, msg: Message) -> tuple[int, int]:
+        handler = {
+            Start: self._start,
+            Route: self._route,
+            Pause: self._pause,
+            Resume: self._resume,
+            Abort: self._abort,
+            Finish: self._finish,
+            Purge: self._purge,
+            ClearFault: self._clear_fault,
+        }.get(type(msg))
+        if handler is None:
+            return Result.UNKNOWN, 0
+        return handler(msg), 0
+
+    def _start(self, msg: Start) -> int:
+        if self.state in (State.FAULT, State.ESTOP):
+            return Result.FAULTED
+        if self.state != State.IDLE:
+            return Result.OK_ALREADY if msg.plan_id == self.plan_id else Result.PLAN_CONFLICT
+        if self.path:
+            return Result.BAD_STATE  # a card from before a reset: the host must PURGE first
+        self.plan_id, self.next_read = msg.plan_id, msg.first_read
+        self.state, self._stage, self._reboot_in_path = State.DEALING, "feed", False
+        return Result.OK
+
+    def _route(self, msg: Route) -> int:
+        if msg.plan_id != self.plan_id or self.state == State.IDLE:
+            return Result.PLAN_CONFLICT if self.state != State.IDLE else Result.BAD_STATE
+        if msg.read_idx != self._staged or self._stage != "await_route":
+            # Keyed by read index: a route for a card already on its way, or gone, moves nothing.
+            return Result.OK_ALREADY if msg.read_idx < self.next_read else Result.BAD_STATE
+        if self.state in (State.FAULT, State.ESTOP) or not 0 <= msg.dest < SLOTS:
+            return Result.FAULTED if self.state != State.DEALING else Result.BAD_STATE
+        self.audit.routes[(msg.plan_id, msg.read_idx)] += 1
+        self._turn(msg.dest)
+        return Result.OK
+
+    def _pause(self, msg: Pause) -> int:
+        if self.state == State.PAUSED:
+            return Result.OK_ALREADY
+        if self.state != State.DEALING:
+            return Result.BAD_STATE
+        self._pause_requested = True
+        return Result.OK
+
+    def _resume(self, msg: Resume) -> int:
+        if self.state == State.DEALING:
+            self._pause_requested = False
+            return Result.OK_ALREADY
+        if self.state != State.PAUSED:
+            return Result.FAULTED if self.state in (State.FAULT, State.ESTOP) else Result.BAD_STATE
+        self.state, self.fault = State.DEALING, FaultCode.NONE
+        if self._stage == "idle":
+            self._stage = "feed"
+        return Result.OK
+
+    def _abort(self, msg: Abort) -> int:
+        if self.state == State.IDLE:
+            return Result.OK_ALREADY
+        if self._stage == "await_route" and self.state in (State.DEALING, State.PAUSED):
+            self._abort_requested = True
+            self.state = State.DEALING
+            self._turn(REJECT)  # the card waiting at the reader goes to the reject tray
+        elif self._stage in ("turning", "throwing") and self.state == State.DEALING:
+            self._abort_requested = True  # the card in flight finishes where it was routed
+        else:
+            self._idle()
+        return Result.OK
+
+    def _finish(self, msg: Finish) -> int:
+        if self.state == State.IDLE:
+            return Result.OK_ALREADY
+        if self.path:
+            return Result.BAD_STATE
+        self._idle()
+        return Result.OK
+
+    def _purge(self, msg: Message) -> int:
+        if self.estop_pressed:
+            return Result.FAULTED
+        cards, read_idx = self.path, self._staged
+        self.slots[REJECT].extend(cards)
+        self.path, self._staged = [], None
+        card = cards[0].card if len(cards) == 1 and read_idx is not None else NO_CARD
+        self._emit(Purged(0, len(cards), NO_READ if read_idx is None else read_idx, card))
+        if self._stage in ("await_route", "turning", "throwing", "feeding"):
+            self._stage = "feed"
+        return Result.OK
+
+    def _clear_fault(self, msg: ClearFault) -> int:
+        if self.fault != msg.fault or self.state not in (State.FAULT, State.ESTOP):
+            return Result.OK_ALREADY
+        if msg.fault == FaultCode.JAM and self.path:
+            return Result.BAD_STATE  # the sensor still sees the card
+        if msg.fault == FaultCode.ESTOP and self.estop_pressed:
+            return Result.BAD_STATE
+        if msg.fault == FaultCode.JAM:
+            self._staged, self._stage = None, "feed"
+        self.state = State.PAUSED
+        return Result.OK
+
+    # --- the operator's hands (called from other threads) ----------------------------------------
+
+    def clear_jam(self) -> int:
+        """Open the cover, take the jammed card out, put it back in the hopper."""
+        with self._lock:
+            cards, self.path = self.path, []
+            self.hopper.extend(cards)
+            return len(cards)
+
+    def reload(self) -> int:
+        """Put the reject tray and any cards held back into the hopper; how many went in."""
+        with self._lock:
+            cards = self.slots[REJECT] + self.operator_hand
+            self.slots[REJECT], self.operator_hand = [], []
+            self.hopper.extend(cards)
+            return len(cards)
+
+    def release_estop(self) -> None:
+        with self._lock:
+            if self.estop_pressed:
+                self.estop_pressed = False
+                self._emit(EStop(0, 0))
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the machine physically holds: card ids per slot, the hopper and the path."""
+        with self._lock:
+            return {
+                "slots": [[c.card for c in s] for s in self.slots],
+                "hopper": [c.card for c in self.hopper],
+                "path": [c.card for c in self.path],
+                "operator": [c.card for c in self.operator_hand],
+                "uids": sorted(c.uid for c in self._everywhere()),
+            }
+
+    def _everywhere(self) -> list[PhysicalCard]:
+        return [*self.hopper, *self.path, *self.operator_hand, *(c for s in self.slots for c in s)]
+
+
+def _values(msg: Message) -> tuple[Any, ...]:
+    from dataclasses import astuple
+
+    return astuple(msg)  # type: ignore[call-overload, no-any-return]
+
+
+class SimulatedOperator:
+    """A person at the table who does what the host's remedy says."""
+
+    def __init__(self, machine: DealerFirmware) -> None:
+        self.machine = machine
+        self.actions: list[str] = []
+
+    def attend(self, code: str, reason: str, remedy: str) -> bool:
+        """Act on a fault; False when there is nothing this person can do (a card is truly missing)."""
+        self.actions.append(code)
+        if code == "jam":
+            return self.machine.clear_jam() > 0
+        if code == "hopper_empty":
+            return self.machine.reload() > 0
+        if code == "estop":
+            self.machine.release_estop()
+        return True
