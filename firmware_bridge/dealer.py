@@ -324,12 +324,14 @@ class Dealer:
         self._command(Purge(self.link.next_cmd_id()), must=True)
         deadline = time.monotonic() + self.command_timeout_s
         while time.monotonic() < deadline:
-            event = self._next_event(0.1)
+            try:
+                event = self.link.events.get(timeout=0.1)  # not _next_event: it would hand back the deferred
+            except queue.Empty:
+                continue
             if isinstance(event, Purged):
                 self._on(event)
                 return event.count
-            if event is not None:
-                self._deferred.append(event)
+            self._deferred.append(event)
         raise Void("the dealing machine did not report what it purged; check the reject tray and the path")
 
     def _stalled(self) -> None:
@@ -432,4 +434,3 @@ class Dealer:
         s.seconds = time.monotonic() - started
         seats = [self._held.get(i, []) for i in range(len(self.plan.seats))]
         return DealResult(status, message, seats, self._held.get(REST, []), s)
-

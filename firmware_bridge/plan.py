@@ -114,7 +114,9 @@ class Tally:
             raise DeckMismatch(f"{self.plan.names.name(card)} does not belong in the {self.plan.game} pack")
         if self.counted[card] >= copies:
             n = copies + 1
-            raise DeckMismatch(f"{_count(n)} {self.plan.names.plural(card)}: the {self.plan.game} pack has {_count(copies)}")
+            raise DeckMismatch(
+                f"{_count(n)} {self.plan.names.plural(card)}: the {self.plan.game} pack has {_count(copies)}"
+            )
 
     def _draw(self) -> int:
         pick = self.rng.randrange(sum(self.need.values()))

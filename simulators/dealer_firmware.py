@@ -53,8 +53,8 @@ from firmware_bridge.protocol import (
     Purged,
     RejectReason,
     Reply,
-    Resume,
     Result,
+    Resume,
     Route,
     Start,
     State,
@@ -272,7 +272,9 @@ class DealerFirmware:
         k = self._path_feed = self.audit.feeds
         double = len(self.hopper) >= 2 and self._fires("double", self.faults.double_feed_at, k)
         self.path = [self.hopper.pop(0) for _ in range(2 if double else 1)]
-        self._kind = "double" if double else "unreadable" if self._fires("unreadable", self.faults.unreadable_at, k) else "card"
+        self._kind = (
+            "double" if double else "unreadable" if self._fires("unreadable", self.faults.unreadable_at, k) else "card"
+        )
         self._stage = "feeding"
         self._busy(self.timings.feed_read_ms)
 
