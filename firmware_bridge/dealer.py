@@ -55,15 +55,22 @@ from firmware_bridge.protocol import (
 
 log = logging.getLogger(__name__)
 
-REMEDIES = {
-    "jam": ("jam at the exit", "open the cover, take out the card, put it back in the hopper, close the cover and press resume"),
-    "double_feed": ("two cards were fed at once and went to the reject tray", "put them back in the hopper when it asks for the reject tray"),
-    "unreadable": ("a card could not be read and went to the reject tray", "put it back in the hopper when it asks for the reject tray"),
+_LATER = "when the hopper runs empty and the host asks for the reject tray"
+REMEDIES = {  # fault code -> (reason, remedy), in words for the person at the table
+    "jam": (
+        "jam at the exit",
+        "open the cover, take out the card, put it back in the hopper, close the cover and press resume",
+    ),
+    "double_feed": ("two cards were fed at once and went to the reject tray", f"put them back in the hopper {_LATER}"),
+    "unreadable": ("a card could not be read and went to the reject tray", f"put it back in the hopper {_LATER}"),
     "estop": ("the emergency stop was pressed", "make the machine safe, release the emergency stop and press resume"),
-    "reset": ("the dealing machine restarted in the middle of the deal", "nothing to do: the host checks the path and carries on"),
-    "link": ("lost the serial link to the dealing machine", "check the USB cable; the deal carries on when the link is back"),
+    "reset": (
+        "the dealing machine restarted in the middle of the deal",
+        "nothing to do: the host purges the path and carries on",
+    ),
+    "link": ("lost the serial link to the dealing machine", "check the USB cable; the deal carries on when it is back"),
     "lease": ("the machine paused because it lost contact with the host", "nothing to do: the host resumes it"),
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)

@@ -323,10 +323,7 @@ SCHEMA = schema_hash()
 def encode(msg: Message, epoch: int, seq: int = 0, ack: int = 0, flags: int = 0) -> bytes:
     """The frame body of a message: header then payload."""
     values = astuple(msg)  # type: ignore[call-overload]
-    if msg.TAIL:
-        payload = struct.pack(msg.FORMAT, *values[:-1]) + values[-1]
-    else:
-        payload = struct.pack(msg.FORMAT, *values)
+    payload = struct.pack(msg.FORMAT, *values[:-1]) + values[-1] if msg.TAIL else struct.pack(msg.FORMAT, *values)
     if msg.RELIABLE:
         flags |= FLAG_RELIABLE
     return HEADER.pack(PROTOCOL_VERSION, msg.CODE, flags, epoch, seq, ack) + payload

@@ -81,6 +81,7 @@ class Timings:
 
 COMMERCIAL = Timings(feed_read_ms=55.0, turret_step_ms=10.0, throw_ms=30.0)  # ~100 ms a card
 ZERO = Timings(0.0, 0.0, 0.0)
+DESIGN = Timings()
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ class MachineFaults:
     reset_after: int | None = None
     vanish_at: int | None = None
     vanish_s: float = 0.3
+
+
+NO_FAULTS = MachineFaults()
 
 
 @dataclass
@@ -120,9 +124,9 @@ class DealerFirmware:
         self,
         stack: list[int],
         link: PtyLink,
-        timings: Timings = Timings(),
+        timings: Timings = DESIGN,
         speed: float = 1.0,
-        faults: MachineFaults = MachineFaults(),
+        faults: MachineFaults = NO_FAULTS,
         seed: int = 0,
         lease_s: float = 1.0,
     ) -> None:

@@ -14,8 +14,15 @@ from typing import Any
 from firmware_bridge.dealer import Dealer, DealResult
 from firmware_bridge.link import Link
 from firmware_bridge.plan import DealPlan
-from simulators.dealer_firmware import DealerFirmware, MachineFaults, SimulatedOperator, Timings
-from simulators.serial_link import LineFaults, PtyLink
+from simulators.dealer_firmware import (
+    DESIGN,
+    NO_FAULTS,
+    DealerFirmware,
+    MachineFaults,
+    SimulatedOperator,
+    Timings,
+)
+from simulators.serial_link import CLEAN_LINE, LineFaults, PtyLink
 
 
 @dataclass
@@ -37,9 +44,9 @@ class SimulatedMachine:
         stack: list[int],
         *,
         seed: int = 0,
-        line: LineFaults = LineFaults(),
-        faults: MachineFaults = MachineFaults(),
-        timings: Timings = Timings(),
+        line: LineFaults = CLEAN_LINE,
+        faults: MachineFaults = NO_FAULTS,
+        timings: Timings = DESIGN,
         speed: float = 1.0,
         lease_s: float = 1.0,
     ) -> None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, fields, replace
 
 from engine.cards import Card
 from engine.errors import BadNotation
-from simulators.dealer_firmware import MachineFaults
-from simulators.serial_link import LineFaults
+from simulators.dealer_firmware import NO_FAULTS, MachineFaults
+from simulators.serial_link import CLEAN_LINE, LineFaults
 
 
 class BadFaultSpec(ValueError):
@@ -25,8 +25,8 @@ class BadFaultSpec(ValueError):
 
 @dataclass(frozen=True)
 class FaultSpec:
-    line: LineFaults = LineFaults()
-    machine: MachineFaults = MachineFaults()
+    line: LineFaults = CLEAN_LINE
+    machine: MachineFaults = NO_FAULTS
     missing: tuple[Card, ...] = ()
     extra: tuple[Card, ...] = ()
     foreign: tuple[Card, ...] = field(default=())

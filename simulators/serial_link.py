@@ -32,10 +32,13 @@ class LineFaults:
     baud: int | None = None
 
 
+CLEAN_LINE = LineFaults()
+
+
 class PtyLink:
     """The device end of a pty pair, with faults; ``path`` is what the host opens."""
 
-    def __init__(self, faults: LineFaults = LineFaults(), seed: int = 0) -> None:
+    def __init__(self, faults: LineFaults = CLEAN_LINE, seed: int = 0) -> None:
         self.faults = faults
         self._to_host = random.Random(seed * 2 + 1)
         self._from_host = random.Random(seed * 2 + 2)
