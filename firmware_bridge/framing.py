@@ -1,26 +1,32 @@
-"""Frames on the wire: ``COBS(body | crc16) 0x00`` (pure functions, no I/O).
+"""Frames on the wire: ``COBS(body | crc32) 0x00`` (pure functions, no I/O).
 
 COBS removes every zero byte from the frame, so a zero always means "end of frame": after
 garbage, a lost byte or a torn write the decoder resynchronises at the next zero. The CRC is
-CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor), pinned by its
-check value: ``crc16(b"123456789") == 0x29B1``.
+CRC-32/ISO-HDLC (zlib's, as in Ethernet), sent big-endian and pinned by its check value:
+``crc32(b"123456789") == 0xCBF43926``.
+
+Why not CRC-16/CCITT-FALSE, the other usual choice: its residue is zero (the CRC of a message
+followed by its own CRC is 0), so a delimiter flipped from 0x00 to 0x01 and followed by an idle
+zero decodes as a *valid* frame one byte longer. The property test found it; CRC-32's final xor
+leaves a non-zero residue, and such a frame then fails the check like any other corruption.
 """
 
 from __future__ import annotations
 
-import binascii
 import logging
+import zlib
 
 log = logging.getLogger(__name__)
 
 DELIMITER = 0
 MAX_BODY = 250  # header + payload; a longer run between zeros is garbage
-CRC_CHECK_VALUE = 0x29B1
+CRC_CHECK_VALUE = 0xCBF43926
+CRC_SIZE = 4
 
 
-def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE of ``data``."""
-    return binascii.crc_hqx(data, 0xFFFF)
+def crc32(data: bytes) -> int:
+    """CRC-32/ISO-HDLC of ``data`` (poly 0x04C11DB7 reflected, init and final xor 0xFFFFFFFF)."""
+    return zlib.crc32(data) & 0xFFFFFFFF
 
 
 def cobs_encode(data: bytes) -> bytes:
@@ -66,7 +72,7 @@ def encode_frame(body: bytes) -> bytes:
     """Wrap a frame body (header and payload) for the wire, delimiter included."""
     if len(body) > MAX_BODY:
         raise ValueError(f"frame body of {len(body)} bytes exceeds {MAX_BODY}")
-    return cobs_encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
+    return cobs_encode(body + crc32(body).to_bytes(CRC_SIZE, "big")) + b"\x00"
 
 
 class Decoder:
@@ -101,14 +107,18 @@ class Decoder:
         raw, overlong = bytes(self._buffer), self._overlong
         self._buffer.clear()
         self._overlong = False
-        if not raw:
+        if not raw and not overlong:
             return None  # two delimiters in a row: an idle line, not an error
         decoded = None if overlong else cobs_decode(raw)
-        if decoded is None or len(decoded) < 3 or crc16(decoded[:-2]) != int.from_bytes(decoded[-2:], "big"):
+        if (
+            decoded is None
+            or len(decoded) <= CRC_SIZE
+            or crc32(decoded[:-CRC_SIZE]) != int.from_bytes(decoded[-CRC_SIZE:], "big")
+        ):
             self.bad_frames += 1
             log.debug("dropped a bad frame of %d bytes", len(raw))
             return None
-        return decoded[:-2]
+        return decoded[:-CRC_SIZE]
 
 
 def _split_keep(chunk: bytes) -> list[bytes]:
