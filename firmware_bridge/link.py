@@ -181,10 +181,13 @@ class Link:
     def _service(self) -> None:
         data = self._port.read(max(1, self._port.in_waiting))
         with self._lock:
+            damaged = self._decoder.bad_frames
             for body in self._decoder.feed(data):
                 msg = self.channel.receive(body)
                 if msg is not None:
                     self._dispatch(msg)
+            if self._decoder.bad_frames > damaged and self._up.is_set():
+                self.channel.damaged()
             self._keep_alive()
             self._flush()
 

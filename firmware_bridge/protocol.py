@@ -23,6 +23,7 @@ HEADER = struct.Struct(">BBBBHH")  # ver, type, flags, epoch, seq, ack
 FLAG_RELIABLE = 0x01
 FLAG_RETRANSMIT = 0x02
 FLAG_URGENT = 0x04
+FLAG_NACK = 0x08  # on an ACK: "I just received a damaged frame": resend what I have not acked now
 
 UNREADABLE = 0xFF  # card id of a card the reader could not identify
 NO_CARD = 0xFE  # card id field when there is no card

@@ -210,11 +210,14 @@ class DealerFirmware:
         return max(0.0, min(waits))
 
     def _step(self) -> None:
+        damaged = self._decoder.bad_frames
         for body in self._decoder.feed(self.link.read()):
             self._last_rx = time.monotonic()
             msg = self.channel.receive(body)
             if msg is not None:
                 self._handle(msg)
+        if self._decoder.bad_frames > damaged and self._session:
+            self.channel.damaged()
         self._advance()
         self._announce()
         self.link.write(self.channel.transmit())
