@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -96,7 +97,7 @@ def read_deal_file(path: Path, game: Game, players: int) -> DealEvent:
         raise BadDealFile(f"cannot read {path}: {exc}") from None
     if text.lstrip().startswith("{"):
         return _deal_from_log(text, path, game)
-    return _deal_from_pbn(text, path, players)
+    return _deal_from_pbn(text, path, game, players)
 
 
 def _deal_from_log(text: str, path: Path, game: Game) -> DealEvent:
@@ -115,7 +116,8 @@ def _deal_from_log(text: str, path: Path, game: Game) -> DealEvent:
 _PBN_DEAL = re.compile(r'\[Deal\s+"([NESW]):([^"]*)"\]', re.IGNORECASE)
 
 
-def _deal_from_pbn(text: str, path: Path, players: int) -> DealEvent:
+def _deal_from_pbn(text: str, path: Path, game: Game, players: int) -> DealEvent:
+    """PBN's Deal tag; cards of the game's pack that no hand lists go to the rest (Shelem's widow)."""
     match = _PBN_DEAL.search(text)
     if match is None:
         raise BadDealFile(f'{path}: no [Deal "N:..."] tag (PBN) and not a table log')
@@ -128,7 +130,12 @@ def _deal_from_pbn(text: str, path: Path, players: int) -> DealEvent:
     hands: list[tuple[Card, ...]] = [()] * 4
     for offset, hand in enumerate(hands_text):
         hands[(first + offset) % 4] = _pbn_hand(hand, path)
-    return DealEvent(hands=tuple(hands), rest=(), dealer=0)  # seat 0 is North
+    listed = Counter(c for h in hands for c in h)
+    rest = Counter(game.pack)
+    rest.subtract(listed)
+    if any(n < 0 for n in rest.values()):
+        raise BadDealFile(f"{path}: the PBN deal has cards that are not in the {game.title} pack")
+    return DealEvent(hands=tuple(hands), rest=tuple(sorted(rest.elements())), dealer=0)  # seat 0 is North
 
 
 def _pbn_hand(text: str, path: Path) -> tuple[Card, ...]:

@@ -68,9 +68,7 @@ class FaultyDeal(RuleBasedStateMachine):
         self.stack = load_stack(self.game.pack, spec, self.seed)
         self.plan = plan_for(self.game, self.game.default_players())
         faults = MachineFaults(**self.faults, vanish_s=0.15)
-        machine = SimulatedMachine(
-            self.stack, seed=self.seed, line=self.line, faults=faults, speed=5000.0, lease_s=2.0
-        )
+        machine = SimulatedMachine(self.stack, seed=self.seed, line=self.line, faults=faults, speed=5000.0, lease_s=2.0)
         with machine:
             self.sim = machine.deal(self.plan)
 
