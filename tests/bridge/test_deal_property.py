@@ -87,7 +87,7 @@ class FaultyDeal(RuleBasedStateMachine):
         if self.pack_fault is None:
             assert result.status == "complete", result.message
         else:
-            kind, c = self.pack_fault
+            _, c = self.pack_fault
             assert result.status == "void"
             assert f"({c})" in result.message, result.message
 

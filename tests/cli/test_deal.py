@@ -110,7 +110,12 @@ def test_a_predetermined_deal_from_a_table_log(tmp_path):
         "version": 1,
         "game": "shelem",
         "events": [
-            {"type": "deal", "dealer": 0, "hands": [codes[i * 12 : i * 12 + 12] for i in range(4)], "rest": codes[48:]}
+            {
+                "type": "deal",
+                "dealer": 0,
+                "hands": [codes[i * 12 : i * 12 + 12] for i in range(4)],
+                "rest": codes[48:],
+            }
         ],
     }
     path = tmp_path / "log.json"
