@@ -296,12 +296,6 @@ class Fault(Message):
     detail: int
 
 
-@message(0x99, "II")
-class DealFinished(Message):
-    event: int
-    plan_id: int
-
-
 @message(0xA0, "B", reliable=False, tail=True)
 class Log(Message):
     level: int
