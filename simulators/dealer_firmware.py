@@ -186,6 +186,7 @@ class DealerFirmware:
         self._pause_requested = self._abort_requested = False
         self._last_rx = time.monotonic()
         self._reboot_in_path = False
+        self._chain = False
 
     def _reboot(self) -> None:
         log.info("firmware resets (boot %08x)", self.boot_id)
@@ -203,7 +204,12 @@ class DealerFirmware:
                 time.sleep(0.01)
 
     def _wait_s(self) -> float:
-        waits = [0.02, self._busy_until - time.monotonic()]
+        # Only a running mechanical step sets a deadline: waiting at the reader for a route
+        # must sleep in select, not spin (a spinning thread starves the host's threads of the GIL).
+        waits = [0.02]
+        remaining = self._busy_until - time.monotonic()
+        if remaining > 0 and self.state == State.DEALING and self._stage in ("feeding", "turning", "throwing"):
+            waits.append(remaining)
         timeout = self.channel.next_timeout()
         if timeout is not None:
             waits.append(timeout)
@@ -232,9 +238,14 @@ class DealerFirmware:
 
     # --- time ------------------------------------------------------------------------------------
 
-    def _busy(self, ms: float) -> None:
+    def _busy(self, ms: float, chained: bool = True) -> None:
+        """Start a mechanical step of ``ms``. A step that follows another directly starts when
+        that one ended, not when this thread got round to it: the machine does not wait for
+        the simulator's scheduling. A step started by a command starts now."""
         self.mechanical_s += ms / 1000
-        self._busy_until = time.monotonic() + (ms / 1000 / self.speed if self.speed > 0 else 0.0)
+        now = time.monotonic()
+        start = max(self._busy_until, now - 0.005) if chained else now
+        self._busy_until = start + (ms / 1000 / self.speed if self.speed > 0 else 0.0)
 
     def _fires(self, name: str, at: int | None, k: int) -> bool:
         if at is None or at != k or name in self._fired:
@@ -276,6 +287,7 @@ class DealerFirmware:
             self._emit(HopperEmpty(0, self.plan_id, self.next_read))
             return
         self.audit.feeds += 1
+        chained, self._chain = self._chain, False  # a feed after a pause starts when resumed
         k = self._path_feed = self.audit.feeds
         double = len(self.hopper) >= 2 and self._fires("double", self.faults.double_feed_at, k)
         self.path = [self.hopper.pop(0) for _ in range(2 if double else 1)]
@@ -283,7 +295,7 @@ class DealerFirmware:
             "double" if double else "unreadable" if self._fires("unreadable", self.faults.unreadable_at, k) else "card"
         )
         self._stage = "feeding"
-        self._busy(self.timings.feed_read_ms)
+        self._busy(self.timings.feed_read_ms, chained)
 
     def _read(self) -> None:
         self._staged = self.next_read
@@ -294,11 +306,11 @@ class DealerFirmware:
         self._emit(CardRead(0, self.plan_id, self._staged, self.path[0].card))
         self._stage = "await_route"
 
-    def _turn(self, dest: int) -> None:
+    def _turn(self, dest: int, chained: bool = True) -> None:
         steps = abs(dest - self._turret)
         self._turret = self._dest = dest
         self._stage = "turning"
-        self._busy(steps * self.timings.turret_step_ms)
+        self._busy(steps * self.timings.turret_step_ms, chained)
 
     def _turned(self) -> None:
         if self._reboot_in_path and self._dest != REJECT:
@@ -336,7 +348,7 @@ class DealerFirmware:
         if self._abort_requested:
             self._idle()
             return
-        self._stage = "feed"
+        self._stage, self._chain = "feed", True
 
     def _report_exit(self, dest: int, cards: list[PhysicalCard], read_idx: int | None) -> None:
         idx = NO_READ if read_idx is None else read_idx
@@ -436,7 +448,7 @@ class DealerFirmware:
         if self.state in (State.FAULT, State.ESTOP) or not 0 <= msg.dest < SLOTS:
             return Result.FAULTED if self.state != State.DEALING else Result.BAD_STATE
         self.audit.routes[(msg.plan_id, msg.read_idx)] += 1
-        self._turn(msg.dest)
+        self._turn(msg.dest, chained=False)  # the card waited for the host: that wait is not mechanics
         return Result.OK
 
     def _pause(self, msg: Pause) -> int:

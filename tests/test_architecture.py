@@ -35,3 +35,10 @@ def test_engine_never_reaches_for_io_clocks_or_randomness():
     allowed = {"engine/log.py": {"json"}}
     for module, names in imported_roots("engine").items():
         assert not (names & forbidden) - allowed.get(module, set()), module
+
+
+def test_the_firmware_bridge_never_imports_the_engine():
+    # Seats and card ids are plain values on the wire; only controller/ wires engine and bridge.
+    for module, names in imported_roots("firmware_bridge").items():
+        outside = {n for n in names if n not in {"firmware_bridge", "serial"} and n not in sys.stdlib_module_names}
+        assert not outside, f"{module} imports {outside}"

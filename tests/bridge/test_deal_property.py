@@ -113,5 +113,6 @@ def test_faults_never_lose_double_or_misplace_a_card():
 
 
 @pytest.mark.soak
+@pytest.mark.timeout(3600)
 def test_faults_never_lose_double_or_misplace_a_card_soak():
     run_campaign(examples=400)
