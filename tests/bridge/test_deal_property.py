@@ -5,11 +5,12 @@ line, a wrong pack), then deals through the simulated firmware over a real pty, 
 every card of the pack is in exactly the slot the host believes, or the deal is void with a
 message naming the problem; no physical card is delivered twice and no route runs twice; for a
 complete deal, the host's hands equal the machine's slots card for card. The default run is a
-small sample; ``-m soak`` runs the long campaign.
+small sample; ``-m soak`` runs the long campaign (``SOAK_DEALS`` examples, 150 by default).
 """
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -115,4 +116,4 @@ def test_faults_never_lose_double_or_misplace_a_card():
 @pytest.mark.soak
 @pytest.mark.timeout(3600)
 def test_faults_never_lose_double_or_misplace_a_card_soak():
-    run_campaign(examples=400)
+    run_campaign(examples=int(os.environ.get("SOAK_DEALS", "150")))
