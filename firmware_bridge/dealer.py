@@ -131,6 +131,7 @@ class Dealer:
         command_timeout_s: float = 5.0,
         stall_s: float = 5.0,
         link_deadline_s: float = 20.0,
+        no_progress_s: float = 60.0,
     ) -> None:
         self.link = link
         self.rng = rng or secrets.SystemRandom()
@@ -138,6 +139,7 @@ class Dealer:
         self.command_timeout_s = command_timeout_s
         self.stall_s = stall_s
         self.link_deadline_s = link_deadline_s
+        self.no_progress_s = no_progress_s
         self._abort_reason: str | None = None
         self._deferred: list[Any] = []
 
@@ -178,6 +180,7 @@ class Dealer:
         self._problem: DeckMismatch | None = None
         self._link_down_since: float | None = None
         self._finished = False
+        self._last_progress = time.monotonic()
         self.stats = DealStats()
         self._base_retx = self.link.stats.retransmissions
         self._base_sent = self.link.stats.reliable_sent
@@ -193,6 +196,7 @@ class Dealer:
             if event is None:
                 self._stalled()
             else:
+                self._last_progress = time.monotonic()
                 self._on(event)
 
     def _next_event(self, timeout_s: float) -> Any:
@@ -350,6 +354,8 @@ class Dealer:
                     "the cards dealt so far are in their slots"
                 )
             return
+        if time.monotonic() - self._last_progress > self.no_progress_s:
+            raise Void(f"the dealing machine made no progress for {self.no_progress_s:g} s; check it and deal again")
         status = self._command(GetStatus(self.link.next_cmd_id()))
         if isinstance(status, Status) and status.state == State.PAUSED and status.fault in (0, FaultCode.LEASE_EXPIRED):
             self._command(Resume(self.link.next_cmd_id(), self._plan_id))

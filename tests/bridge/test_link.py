@@ -135,3 +135,37 @@ def test_abort_voids_the_deal_and_leaves_the_machine_idle():
         status = m.link.request(GetStatus(m.link.next_cmd_id()))
     assert result.status == "void" and result.message == "stopped by the test"
     assert isinstance(status, Status) and status.state == State.IDLE
+
+
+def test_croupier_deal_on_a_port_talks_to_a_machine_at_that_path():
+    # The --port path of the command line, against the simulated firmware's pty.
+    import json
+
+    from simulators.dealer_firmware import DealerFirmware
+    from simulators.serial_link import PtyLink
+    from tests.conftest import run_croupier
+
+    g = get_game("poley")
+    pty = PtyLink()
+    firmware = DealerFirmware(load_stack(g.pack, FaultSpec(), 3), pty, speed=FAST)
+    firmware.start()
+    try:
+        done = run_croupier("deal", "--port", pty.path, "--game", "poley", "--json")
+        snapshot = firmware.snapshot()
+    finally:
+        firmware.stop()
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "complete" and "machine" not in result
+    assert [len(h) for h in result["hands"]] == [5, 5, 5, 5]
+    from engine.cards import CARDS
+
+    assert result["hands"] == [[str(CARDS[c]) for c in slot] for slot in snapshot["slots"][:4]]
+
+
+def test_a_port_that_does_not_answer_is_one_line_exit_1(tmp_path):
+    from tests.conftest import run_croupier
+
+    done = run_croupier("deal", "--port", str(tmp_path / "no-such-port"), "--game", "poley")
+    assert done.returncode == 1 and "no answer from the dealing machine" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
