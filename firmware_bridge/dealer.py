@@ -51,6 +51,7 @@ from firmware_bridge.protocol import (
     Start,
     State,
     Status,
+    Stop,
 )
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,11 @@ class Dealer:
 
     def abort(self, reason: str = "aborted by the operator") -> None:
         self._abort_reason = reason
+
+    def stop_now(self) -> None:
+        """STOP: urgent and unreliable, so sent three times without waiting (docs/protocol.md §5)."""
+        for _ in range(3):
+            self.link.send(Stop())
 
     # --- the deal --------------------------------------------------------------------------------
 
@@ -272,17 +278,26 @@ class Dealer:
             self._command(Finish(self.link.next_cmd_id(), self._plan_id), must=True)
             self._finished = True
             return
-        if self._problem is not None:
+        if self._problem is not None or not self._still_empty():
             return
         left = self.tally.left()
         reason = f"the hopper is empty with {left} card{'s' * (left != 1)} still to deal"
         missing = self.tally.missing_message()
         remedy = "put the cards from the reject tray back in the hopper and press resume"
-        if missing:
+        unseen = self.tally.missing()
+        if 0 < len(unseen) <= 4:
             remedy += f" (the host has not seen: {missing.removesuffix(' is missing').removesuffix(' are missing')})"
         if not self._attend("hopper_empty", reason, remedy, fatal=False):
             raise Void(missing or reason)
         self._command(Resume(self.link.next_cmd_id(), self._plan_id), must=True)
+
+    def _still_empty(self) -> bool:
+        """Is the machine still paused on an empty hopper? A HOPPER_EMPTY can be stale: a RESUME
+        sent after a reconnection may have crossed it, and the machine is dealing again."""
+        status = self._command(GetStatus(self.link.next_cmd_id()))
+        if not isinstance(status, Status):
+            return True  # no answer: ask the operator anyway; RESUME is harmless if not needed
+        return status.state == State.PAUSED and status.fault == FaultCode.HOPPER_EMPTY
 
     def _on_purged(self, ev: Purged) -> None:
         if ev.read_idx != NO_READ:

@@ -88,7 +88,10 @@ class Link:
         """Start the port thread and wait for the first session; raise LinkLost if none comes."""
         self._thread = threading.Thread(target=self._run, name=f"link {self.url}", daemon=True)
         self._thread.start()
-        if not self._up.wait(timeout_s) or self.hello is None:
+        deadline = time.monotonic() + timeout_s
+        while not self._up.wait(0.05) and self._fatal is None and time.monotonic() < deadline:
+            pass
+        if not self._up.is_set() or self.hello is None:
             self.close()
             raise LinkLost(self._fatal or f"no answer from the dealing machine at {self.url} in {timeout_s:g} s")
         return self.hello
@@ -242,9 +245,11 @@ class Link:
         if reset:
             self.resets += 1
             self._fail_waiters()
+        first = self.hello is None
         self.hello = hello
         self._up.set()
-        self.events.put(LinkUp(hello, reset))
+        if not first:  # the first session is what open() returns, not news for a deal in progress
+            self.events.put(LinkUp(hello, reset))
 
     def _fail_waiters(self) -> None:
         # Commands sent to the previous boot are void: the caller re-decides, nothing is re-sent blindly.

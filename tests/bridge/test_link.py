@@ -169,3 +169,13 @@ def test_a_port_that_does_not_answer_is_one_line_exit_1(tmp_path):
     done = run_croupier("deal", "--port", str(tmp_path / "no-such-port"), "--game", "poley")
     assert done.returncode == 1 and "no answer from the dealing machine" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_firmware_with_another_message_table_is_refused_by_name(monkeypatch):
+    import simulators.dealer_firmware as firmware_module
+
+    monkeypatch.setattr(firmware_module, "SCHEMA", 0x12345678)
+    _, _, m = machine()
+    with pytest.raises(LinkLost, match=r"schema 12345678.*update the firmware or the host"):
+        m.__enter__()
+    m.firmware.stop()
