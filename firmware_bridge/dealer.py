@@ -181,8 +181,9 @@ class Dealer:
         self._routed: dict[int, tuple[int, int]] = {}  # read_idx -> (card, dest) not yet confirmed
         self._held: dict[int, list[int]] = {d: [] for d in plan.destinations()}
         self._next_read = 0
-        self._boot = self.link.hello.boot_id if self.link.hello else 0
-        self._last_event = 0
+        boot = self.link.hello.boot_id if self.link.hello else 0
+        if boot != getattr(self, "_boot", None):  # event numbers count per boot, across deals
+            self._boot, self._last_event = boot, 0
         self._problem: DeckMismatch | None = None
         self._link_down_since: float | None = None
         self._finished = False
@@ -219,6 +220,9 @@ class Dealer:
         if isinstance(event, LinkDown | LinkUp):
             self._on_link(event)
             return
+        plan_id = getattr(event, "plan_id", self._plan_id)
+        if plan_id not in (self._plan_id, 0):
+            return  # left over from an earlier deal
         number = getattr(event, "event", None)
         if number is not None:
             if number <= self._last_event:
@@ -245,7 +249,7 @@ class Dealer:
         if routed != (ev.card, ev.dest):
             raise ProtocolError(f"the machine delivered card {ev.card} to slot {ev.dest}, the host routed {routed}")
         self._held[ev.dest].append(ev.card)
-        dealt = len(self.plan.pack) - self.tally.left()
+        dealt = sum(len(h) for h in self._held.values())
         seat = None if ev.dest == REST else ev.dest
         self.observer(CardDealt(ev.card, seat, ev.read_idx, dealt, len(self.plan.pack)))
 

@@ -532,6 +532,15 @@ class DealerFirmware:
             self.hopper.extend(cards)
             return len(cards)
 
+    def gather(self) -> int:
+        """Collect every slot back into the hopper for the next deal; how many cards."""
+        with self._lock:
+            cards = [c for s in self.slots for c in s]
+            self.slots = [[] for _ in range(SLOTS)]
+            self.hopper.extend(cards)
+            self.audit.deliveries.clear()  # a new deal: each card may be delivered once again
+            return len(cards)
+
     def release_estop(self) -> None:
         with self._lock:
             if self.estop_pressed:

@@ -179,3 +179,15 @@ def test_a_firmware_with_another_message_table_is_refused_by_name(monkeypatch):
     with pytest.raises(LinkLost, match=r"schema 12345678.*update the firmware or the host"):
         m.__enter__()
     m.firmware.stop()
+
+
+def test_two_deals_in_a_row_on_one_link():
+    g, stack, m = machine("fifty-six", seed=8, faults=MachineFaults(jam_at=60, reset_after=20))
+    plan = plan_for(g, 6)
+    with m:
+        first = m.deal(plan)
+        assert m.firmware.gather() == 48
+        second = m.deal(plan)
+    assert first.result.status == second.result.status == "complete", second.result.message
+    assert first.result.stats.resets == 1 and second.operator_actions == ["jam"]
+    check_deal(second, plan, len(stack))
