@@ -25,7 +25,17 @@ import serial
 from firmware_bridge.channel import Channel, ChannelStats
 from firmware_bridge.errors import LinkLost, ProtocolError, ReplyTimeout
 from firmware_bridge.framing import Decoder
-from firmware_bridge.protocol import PROTOCOL_VERSION, SCHEMA, Heartbeat, Hello, HelloReq, Message, Reply, Status
+from firmware_bridge.protocol import (
+    PROTOCOL_VERSION,
+    SCHEMA,
+    Heartbeat,
+    Hello,
+    HelloReq,
+    Message,
+    Reply,
+    Status,
+    decode,
+)
 
 log = logging.getLogger(__name__)
 
@@ -186,13 +196,23 @@ class Link:
         with self._lock:
             damaged = self._decoder.bad_frames
             for body in self._decoder.feed(data):
-                msg = self.channel.receive(body)
+                msg = self.channel.receive(body) if self._up.is_set() else self._session_frame(body)
                 if msg is not None:
                     self._dispatch(msg)
             if self._decoder.bad_frames > damaged and self._up.is_set():
                 self.channel.damaged()
             self._keep_alive()
             self._flush()
+
+    def _session_frame(self, body: bytes) -> Message | None:
+        """Before the handshake completes, only HELLO counts. Anything else is left
+        unacknowledged, so the machine sends it again in the new session: accepting it
+        now, when no deal can see it, would acknowledge an event that is then lost."""
+        try:
+            _, msg = decode(body)
+        except ProtocolError:
+            return None
+        return msg if isinstance(msg, Hello) else None
 
     def _keep_alive(self) -> None:
         now = time.monotonic()

@@ -191,3 +191,25 @@ def test_two_deals_in_a_row_on_one_link():
     assert first.result.status == second.result.status == "complete", second.result.message
     assert first.result.stats.resets == 1 and second.operator_actions == ["jam"]
     check_deal(second, plan, len(stack))
+
+
+def test_events_sent_while_the_port_was_away_are_not_lost():
+    # Found by the property test: frames of the old session that arrived while the host was
+    # reopening the port were acknowledged but never reached the deal, so it stalled.
+    faults = MachineFaults(
+        reset_after=22,
+        jam_at=16,
+        empty_at=7,
+        estop_at=6,
+        vanish_at=15,
+        double_feed_at=17,
+        unreadable_at=13,
+        vanish_s=0.15,
+    )
+    g, stack, m = machine("poley", seed=9931, line=LineFaults(corrupt=0.005, drop=0.005), faults=faults)
+    plan = plan_for(g, 4)
+    with m:
+        sim = m.deal(plan)
+    assert sim.result.status == "complete", sim.result.message
+    assert sim.result.stats.reconnects == 1
+    check_deal(sim, plan, len(stack))
