@@ -67,9 +67,11 @@ class Channel:
         rto_min_s: float = 0.01,
         rto_max_s: float = 1.0,
         name: str = "host",
+        ack_delay_s: float = 0.002,
     ) -> None:
         self.clock = clock
         self.name = name
+        self.ack_delay_s = ack_delay_s  # a bare ACK waits this long for a reply to ride on
         self.stats = ChannelStats()
         self._rto_initial, self._rto_min, self._rto_max = rto_initial_s, rto_min_s, rto_max_s
         self._srtt: float | None = None
@@ -88,6 +90,7 @@ class Channel:
         self._tx_seq = 0
         self._rx_last = 0  # last accepted peer sequence number (0: none yet)
         self._need_ack = False
+        self._ack_due = 0.0
         self._need_nack = False
         if self._flight is not None and keep_pending:
             self._pending.appendleft(self._flight.msg)
@@ -118,9 +121,10 @@ class Channel:
 
     def next_timeout(self) -> float | None:
         """Seconds until a retransmission is due, or None if nothing waits for an ack."""
-        if self._flight is None:
-            return None
-        return max(0.0, self._flight.deadline - self.clock())
+        due = [self._flight.deadline] if self._flight is not None else []
+        if self._need_ack:
+            due.append(self._ack_due)
+        return max(0.0, min(due) - self.clock()) if due else None
 
     def transmit(self, reliable: bool = True) -> bytes:
         """Every frame due now, concatenated and ready for the wire (b"" if none).
@@ -147,7 +151,7 @@ class Channel:
         if self._need_nack:
             self._need_nack = False
             out += self._frame(Ack(), 0, FLAG_NACK)
-        elif self._need_ack:
+        elif self._need_ack and now >= self._ack_due:
             out += self._frame(Ack(), 0, 0)
         return bytes(out)
 
@@ -192,10 +196,12 @@ class Channel:
             return None if isinstance(msg, Ack) else msg
         if header.seq == _next(self._rx_last):
             self._rx_last = header.seq
-            self._need_ack = True
+            if not self._need_ack:
+                delay = self.ack_delay_s if msg.ANSWERED else 0.0
+                self._need_ack, self._ack_due = True, self.clock() + delay
             return msg
         self.stats.duplicates += 1
-        self._need_ack = True  # a duplicate means our ack was lost: acknowledge again
+        self._need_ack, self._ack_due = True, self.clock()  # our ack was lost: acknowledge again now
         return None
 
     def _take_ack(self, ack: int) -> None:

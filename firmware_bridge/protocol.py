@@ -87,17 +87,21 @@ class Message:
     FORMAT: ClassVar[str]
     RELIABLE: ClassVar[bool] = True
     TAIL: ClassVar[bool] = False  # the last field is variable-length text (LOG only)
+    # The receiver answers it at once (a command's REPLY, a CARD_READ's ROUTE): its
+    # acknowledgement can wait a moment and ride on that answer instead of a bare ACK.
+    ANSWERED: ClassVar[bool] = False
 
 
 _REGISTRY: dict[int, type[Any]] = {}
 
 
-def message(code: int, fmt: str, reliable: bool = True, tail: bool = False) -> Any:
+def message(code: int, fmt: str, reliable: bool = True, tail: bool = False, answered: bool = False) -> Any:
     """Class decorator: make a frozen dataclass message and register its type code."""
 
     def wrap(cls: type[Any]) -> type[Any]:
         cls = dataclass(frozen=True, slots=True)(cls)
         cls.CODE, cls.FORMAT, cls.RELIABLE, cls.TAIL = code, ">" + fmt, reliable, tail
+        cls.ANSWERED = answered or (code < 0x80 and "cmd_id" in cls.__annotations__)
         assert code not in _REGISTRY, f"duplicate type code {code:#x}"
         _REGISTRY[code] = cls
         return cls
@@ -226,7 +230,7 @@ class Status(Message):
     reject: int
 
 
-@message(0x90, "IIHB")
+@message(0x90, "IIHB", answered=True)
 class CardRead(Message):
     event: int
     plan_id: int
