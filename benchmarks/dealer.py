@@ -18,7 +18,7 @@ from typing import Any
 
 from controller.dealing import plan_for
 from engine.game import Game
-from simulators.dealer_firmware import COMMERCIAL, ZERO, Timings
+from simulators.dealer_model import COMMERCIAL, ZERO, Timings
 from simulators.dealing_machine import SimulatedMachine
 from simulators.faults import FaultSpec, load_stack
 from simulators.serial_link import LineFaults

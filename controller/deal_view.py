@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from controller.render import seat_label
-from firmware_bridge.dealer import CardDealt, FaultRaised
+from firmware_bridge.events import CardDealt, FaultRaised
 
 
 class DealProgress:

@@ -20,7 +20,8 @@ from engine.cards import CARDS, RANK_WORDS, Card, Suit
 from engine.errors import EngineError
 from engine.game import Game
 from engine.log import DealEvent, MalformedLog, loads
-from firmware_bridge.dealer import Dealer, DealResult, Operator
+from firmware_bridge.dealer import Dealer
+from firmware_bridge.events import DealResult, Operator
 from firmware_bridge.link import Link
 from firmware_bridge.plan import DealPlan
 from firmware_bridge.protocol import REJECT, REST

@@ -16,10 +16,10 @@ import queue
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from firmware_bridge.errors import BridgeError, LinkLost, ProtocolError, ReplyTimeout
+from firmware_bridge.events import REMEDIES, CardDealt, DealResult, DealStats, FaultRaised, Operator
 from firmware_bridge.link import Link, LinkDown, LinkUp
 from firmware_bridge.plan import DealPlan, DeckMismatch, Tally
 from firmware_bridge.protocol import (
@@ -55,66 +55,6 @@ from firmware_bridge.protocol import (
 )
 
 log = logging.getLogger(__name__)
-
-_LATER = "when the hopper runs empty and the host asks for the reject tray"
-REMEDIES = {  # fault code -> (reason, remedy), in words for the person at the table
-    "jam": (
-        "jam at the exit",
-        "open the cover, take out the card, put it back in the hopper, close the cover and press resume",
-    ),
-    "double_feed": ("two cards were fed at once and went to the reject tray", f"put them back in the hopper {_LATER}"),
-    "unreadable": ("a card could not be read and went to the reject tray", f"put it back in the hopper {_LATER}"),
-    "estop": ("the emergency stop was pressed", "make the machine safe, release the emergency stop and press resume"),
-    "reset": (
-        "the dealing machine restarted in the middle of the deal",
-        "nothing to do: the host purges the path and carries on",
-    ),
-    "link": ("lost the serial link to the dealing machine", "check the USB cable; the deal carries on when it is back"),
-    "lease": ("the machine paused because it lost contact with the host", "nothing to do: the host resumes it"),
-}
-
-
-@dataclass(frozen=True)
-class CardDealt:
-    card: int
-    seat: int | None  # None: the rest
-    read_idx: int
-    dealt: int
-    total: int
-
-
-@dataclass(frozen=True)
-class FaultRaised:
-    code: str
-    reason: str
-    remedy: str
-    needs_operator: bool = False
-
-
-class Operator(Protocol):
-    """The person at the table: does what the remedy says; False when they cannot."""
-
-    def attend(self, code: str, reason: str, remedy: str) -> bool: ...
-
-
-@dataclass
-class DealStats:
-    retransmissions: int = 0
-    retransmit_rate: float = 0.0
-    resets: int = 0
-    reconnects: int = 0
-    faults: int = 0
-    cards_read: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
-class DealResult:
-    status: str  # "complete" or "void"
-    message: str
-    hands: list[list[int]]
-    rest: list[int]
-    stats: DealStats = field(default_factory=DealStats)
 
 
 class Void(Exception):
@@ -185,6 +125,7 @@ class Dealer:
         if boot != getattr(self, "_boot", None):  # event numbers count per boot, across deals
             self._boot, self._last_event = boot, 0
         self._problem: DeckMismatch | None = None
+        self._unread = 0  # cards in the reject tray that were never read (double feed, unreadable, purged)
         self._link_down_since: float | None = None
         self._finished = False
         self._last_progress = time.monotonic()
@@ -258,9 +199,11 @@ class Dealer:
         if dest != REJECT:
             self.tally.give_back(card, dest)
         if ev.reason == RejectReason.UNREADABLE:
+            self._unread += 1
             self._raise("unreadable")
 
     def _on_doublefeed(self, ev: DoubleFeed) -> None:
+        self._unread += ev.count
         self._raise("double_feed")
 
     def _on_jam(self, ev: Jam) -> None:
@@ -278,7 +221,7 @@ class Dealer:
         self._command(Resume(self.link.next_cmd_id(), self._plan_id), must=True)
 
     def _on_hopperempty(self, ev: HopperEmpty) -> None:
-        if self.tally.left() == 0 and not self._routed:
+        if self.tally.left() == 0 and not self._routed and not self._unread:
             self._command(Finish(self.link.next_cmd_id(), self._plan_id), must=True)
             self._finished = True
             return
@@ -286,13 +229,18 @@ class Dealer:
             return
         left = self.tally.left()
         reason = f"the hopper is empty with {left} card{'s' * (left != 1)} still to deal"
+        if left == 0:
+            # Every slot is full, but cards that were never read lie in the reject tray: a
+            # deal is complete only when every card in the machine has been read and checked.
+            reason = f"{self._unread} card{'s' * (self._unread != 1)} in the reject tray were never read"
         missing = self.tally.missing_message()
         remedy = "put the cards from the reject tray back in the hopper and press resume"
         unseen = self.tally.missing()
         if 0 < len(unseen) <= 4:
             remedy += f" (the host has not seen: {missing.removesuffix(' is missing').removesuffix(' are missing')})"
         if not self._attend("hopper_empty", reason, remedy, fatal=False):
-            raise Void(missing or reason)
+            raise Void(missing or f"{reason}: the pack could not be checked")
+        self._unread = 0  # the operator put the reject tray back in the hopper
         self._command(Resume(self.link.next_cmd_id(), self._plan_id), must=True)
 
     def _still_empty(self) -> bool:
@@ -304,8 +252,10 @@ class Dealer:
         return status.state == State.PAUSED and status.fault == FaultCode.HOPPER_EMPTY
 
     def _on_purged(self, ev: Purged) -> None:
-        if ev.read_idx != NO_READ:
+        known = ev.read_idx != NO_READ and ev.read_idx in self._routed
+        if known:
             self._settle_in_path(ev.read_idx, in_reject=True)
+        self._unread += ev.count - known  # cards purged before they were read
 
     def _on_fault(self, ev: Fault) -> None:
         if ev.code == FaultCode.LEASE_EXPIRED:
@@ -340,6 +290,8 @@ class Dealer:
         purged = self._purge()
         in_doubt = list(self._routed.items())
         self._routed.clear()
+        if purged and in_doubt:
+            self._unread -= 1  # the purged card is the in-doubt card: known, not unread
         for read_idx, (card, dest) in in_doubt:
             if purged == 0 and dest != REJECT:
                 # Nothing in the path: the gate opens only for the routed slot, so the card is there.

@@ -19,105 +19,38 @@ import logging
 import random
 import threading
 import time
-from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
+from collections import OrderedDict
 from typing import Any
 
 from firmware_bridge.channel import Channel
 from firmware_bridge.framing import Decoder
 from firmware_bridge.protocol import (
-    NO_CARD,
     NO_READ,
-    PROTOCOL_VERSION,
     REJECT,
-    SCHEMA,
     UNREADABLE,
-    Abort,
     CardDelivered,
     CardRead,
     CardRejected,
-    ClearFault,
     DoubleFeed,
     EStop,
     Fault,
     FaultCode,
-    Finish,
-    GetStatus,
-    Hello,
-    HelloReq,
     HopperEmpty,
     Jam,
     Message,
-    Pause,
-    Purge,
-    Purged,
     RejectReason,
-    Reply,
-    Result,
-    Resume,
-    Route,
-    Start,
     State,
-    Status,
-    Stop,
 )
+from simulators.dealer_commands import SLOTS, CommandHandlers
+from simulators.dealer_model import DESIGN, NO_FAULTS, Audit, MachineFaults, PhysicalCard, Timings
 from simulators.serial_link import PtyLink
 
 log = logging.getLogger(__name__)
 
 RING = 16  # events the firmware may hold unacknowledged before it stops feeding
-SLOTS = 8
-FW_VERSION = 0x0100
 
 
-@dataclass(frozen=True)
-class Timings:
-    """Mechanical times in milliseconds (design.md's figures by default)."""
-
-    feed_read_ms: float = 120.0
-    turret_step_ms: float = 40.0
-    throw_ms: float = 80.0
-
-
-COMMERCIAL = Timings(feed_read_ms=55.0, turret_step_ms=10.0, throw_ms=30.0)  # ~100 ms a card
-ZERO = Timings(0.0, 0.0, 0.0)
-DESIGN = Timings()
-
-
-@dataclass(frozen=True)
-class MachineFaults:
-    """Faults of the machine, each at the k-th card fed (1-based) or after k cards delivered."""
-
-    jam_at: int | None = None
-    double_feed_at: int | None = None
-    unreadable_at: int | None = None
-    estop_at: int | None = None
-    empty_at: int | None = None  # the hopper runs dry before card k: the operator holds the rest
-    reset_after: int | None = None
-    vanish_at: int | None = None
-    vanish_s: float = 0.3
-
-
-NO_FAULTS = MachineFaults()
-
-
-@dataclass
-class PhysicalCard:
-    uid: int
-    card: int
-
-
-@dataclass
-class Audit:
-    """What the machine did physically, for the property tests."""
-
-    deliveries: Counter[int] = field(default_factory=Counter)  # uid -> times thrown to a seat or the rest
-    routes: Counter[tuple[int, int]] = field(default_factory=Counter)  # (plan, read_idx) -> routes executed
-    resets: int = 0
-    feeds: int = 0
-
-
-class DealerFirmware:
+class DealerFirmware(CommandHandlers):
     """The simulated machine: call :meth:`start`, open ``link.path`` from the host, :meth:`stop`."""
 
     def __init__(
@@ -370,151 +303,6 @@ class DealerFirmware:
         self._event += 1
         self.channel.send(type(event)(self._event, *list(_values(event))[1:]))
 
-    # --- commands --------------------------------------------------------------------------------
-
-    def _handle(self, msg: Message) -> None:
-        if isinstance(msg, HelloReq):
-            self._hello_req(msg)
-            return
-        if isinstance(msg, Stop):
-            if self.state == State.DEALING:
-                self.state = State.PAUSED
-            return
-        cmd_id = getattr(msg, "cmd_id", None)
-        if cmd_id is None:
-            return  # heartbeat: receiving it renewed the lease
-        if cmd_id in self._replies:  # a retransmitted command: answer again, do nothing
-            self.channel.send(self._replies[cmd_id])
-            return
-        reply = self._status(cmd_id) if isinstance(msg, GetStatus) else Reply(cmd_id, *self._execute(msg))
-        self._replies[cmd_id] = reply
-        while len(self._replies) > 16:
-            self._replies.popitem(last=False)
-        self.channel.send(reply)
-
-    def _hello_req(self, req: HelloReq) -> None:
-        if req.proto_ver != PROTOCOL_VERSION or req.schema != SCHEMA:
-            self.channel.send(self._hello(req.nonce))  # the host sees our version and gives up
-            return
-        if not self._session or req.epoch != self.channel.epoch:
-            self.channel.restart(req.epoch)
-            self._session = True
-        self.channel.send(self._hello(req.nonce))
-
-    def _hello(self, nonce: int) -> Hello:
-        return Hello(
-            nonce, PROTOCOL_VERSION, SCHEMA, FW_VERSION, self.boot_id, self.channel.epoch, SLOTS,
-            self.state, self.plan_id, self.next_read, len(self.path),
-        )  # fmt: skip
-
-    def _status(self, cmd_id: int) -> Status:
-        return Status(
-            cmd_id, self.state, self.fault, self.plan_id, self.next_read, len(self.hopper),
-            len(self.path), len(self.slots[REJECT]),
-        )  # fmt: skip
-
-    def _execute(self, msg: Message) -> tuple[int, int]:
-        handler = {
-            Start: self._start,
-            Route: self._route,
-            Pause: self._pause,
-            Resume: self._resume,
-            Abort: self._abort,
-            Finish: self._finish,
-            Purge: self._purge,
-            ClearFault: self._clear_fault,
-        }.get(type(msg))
-        if handler is None:
-            return Result.UNKNOWN, 0
-        return handler(msg), 0
-
-    def _start(self, msg: Start) -> int:
-        if self.state in (State.FAULT, State.ESTOP):
-            return Result.FAULTED
-        if self.state != State.IDLE:
-            return Result.OK_ALREADY if msg.plan_id == self.plan_id else Result.PLAN_CONFLICT
-        if self.path:
-            return Result.BAD_STATE  # a card from before a reset: the host must PURGE first
-        self.plan_id, self.next_read = msg.plan_id, msg.first_read
-        self.state, self._stage, self._reboot_in_path = State.DEALING, "feed", False
-        return Result.OK
-
-    def _route(self, msg: Route) -> int:
-        if msg.plan_id != self.plan_id or self.state == State.IDLE:
-            return Result.PLAN_CONFLICT if self.state != State.IDLE else Result.BAD_STATE
-        if msg.read_idx != self._staged or self._stage != "await_route":
-            # Keyed by read index: a route for a card already on its way, or gone, moves nothing.
-            return Result.OK_ALREADY if msg.read_idx < self.next_read else Result.BAD_STATE
-        if self.state in (State.FAULT, State.ESTOP) or not 0 <= msg.dest < SLOTS:
-            return Result.FAULTED if self.state != State.DEALING else Result.BAD_STATE
-        self.audit.routes[(msg.plan_id, msg.read_idx)] += 1
-        self._turn(msg.dest, chained=False)  # the card waited for the host: that wait is not mechanics
-        return Result.OK
-
-    def _pause(self, msg: Pause) -> int:
-        if self.state == State.PAUSED:
-            return Result.OK_ALREADY
-        if self.state != State.DEALING:
-            return Result.BAD_STATE
-        self._pause_requested = True
-        return Result.OK
-
-    def _resume(self, msg: Resume) -> int:
-        if self.state == State.DEALING:
-            self._pause_requested = False
-            return Result.OK_ALREADY
-        if self.state != State.PAUSED:
-            return Result.FAULTED if self.state in (State.FAULT, State.ESTOP) else Result.BAD_STATE
-        self.state, self.fault = State.DEALING, FaultCode.NONE
-        if self._stage == "idle":
-            self._stage = "feed"
-        return Result.OK
-
-    def _abort(self, msg: Abort) -> int:
-        if self.state == State.IDLE:
-            return Result.OK_ALREADY
-        if self._stage == "await_route" and self.state in (State.DEALING, State.PAUSED):
-            self._abort_requested = True
-            self.state = State.DEALING
-            self._turn(REJECT)  # the card waiting at the reader goes to the reject tray
-        elif self._stage in ("turning", "throwing") and self.state == State.DEALING:
-            self._abort_requested = True  # the card in flight finishes where it was routed
-        else:
-            self._idle()
-        return Result.OK
-
-    def _finish(self, msg: Finish) -> int:
-        if self.state == State.IDLE:
-            return Result.OK_ALREADY
-        if self.path:
-            return Result.BAD_STATE
-        self._idle()
-        return Result.OK
-
-    def _purge(self, msg: Message) -> int:
-        if self.estop_pressed:
-            return Result.FAULTED
-        cards, read_idx = self.path, self._staged
-        self.slots[REJECT].extend(cards)
-        self.path, self._staged = [], None
-        card = cards[0].card if len(cards) == 1 and read_idx is not None else NO_CARD
-        self._emit(Purged(0, len(cards), NO_READ if read_idx is None else read_idx, card))
-        if self._stage in ("await_route", "turning", "throwing", "feeding"):
-            self._stage = "feed"
-        return Result.OK
-
-    def _clear_fault(self, msg: ClearFault) -> int:
-        if self.fault != msg.fault or self.state not in (State.FAULT, State.ESTOP):
-            return Result.OK_ALREADY
-        if msg.fault == FaultCode.JAM and self.path:
-            return Result.BAD_STATE  # the sensor still sees the card
-        if msg.fault == FaultCode.ESTOP and self.estop_pressed:
-            return Result.BAD_STATE
-        if msg.fault == FaultCode.JAM:
-            self._staged, self._stage = None, "feed"
-        self.state = State.PAUSED
-        return Result.OK
-
     # --- the operator's hands (called from other threads) ----------------------------------------
 
     def clear_jam(self) -> int:
@@ -566,22 +354,3 @@ def _values(msg: Message) -> tuple[Any, ...]:
     from dataclasses import astuple
 
     return astuple(msg)  # type: ignore[call-overload, no-any-return]
-
-
-class SimulatedOperator:
-    """A person at the table who does what the host's remedy says."""
-
-    def __init__(self, machine: DealerFirmware) -> None:
-        self.machine = machine
-        self.actions: list[str] = []
-
-    def attend(self, code: str, reason: str, remedy: str) -> bool:
-        """Act on a fault; False when there is nothing this person can do (a card is truly missing)."""
-        self.actions.append(code)
-        if code == "jam":
-            return self.machine.clear_jam() > 0
-        if code == "hopper_empty":
-            return self.machine.reload() > 0
-        if code == "estop":
-            self.machine.release_estop()
-        return True

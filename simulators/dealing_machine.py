@@ -11,17 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_bridge.dealer import Dealer, DealResult
+from firmware_bridge.dealer import Dealer
+from firmware_bridge.events import DealResult
 from firmware_bridge.link import Link
 from firmware_bridge.plan import DealPlan
-from simulators.dealer_firmware import (
-    DESIGN,
-    NO_FAULTS,
-    DealerFirmware,
-    MachineFaults,
-    SimulatedOperator,
-    Timings,
-)
+from simulators.dealer_firmware import DealerFirmware
+from simulators.dealer_model import DESIGN, NO_FAULTS, MachineFaults, SimulatedOperator, Timings
 from simulators.serial_link import CLEAN_LINE, LineFaults, PtyLink
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from engine.cards import Card
 from engine.errors import BadNotation
-from simulators.dealer_firmware import NO_FAULTS, MachineFaults
+from simulators.dealer_model import NO_FAULTS, MachineFaults
 from simulators.serial_link import CLEAN_LINE, LineFaults
 
 

@@ -20,7 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from controller.dealing import plan_for
 from engine.cards import CARDS
 from engine.games import get_game
-from simulators.dealer_firmware import MachineFaults
+from simulators.dealer_model import MachineFaults
 from simulators.dealing_machine import SimulatedMachine
 from simulators.faults import FaultSpec, load_stack
 from simulators.serial_link import LineFaults

@@ -9,7 +9,7 @@ from engine.games import get_game
 from firmware_bridge.errors import LinkLost
 from firmware_bridge.link import Link
 from firmware_bridge.protocol import GetStatus, State, Status
-from simulators.dealer_firmware import NO_FAULTS, MachineFaults
+from simulators.dealer_model import NO_FAULTS, MachineFaults
 from simulators.dealing_machine import SimulatedMachine
 from simulators.faults import FaultSpec, load_stack
 from simulators.serial_link import CLEAN_LINE, LineFaults
@@ -106,7 +106,7 @@ def test_pause_and_resume_from_another_thread():
     m.firmware.speed = 200.0  # slow enough that the pause lands mid-deal
     with m:
         from firmware_bridge.dealer import Dealer
-        from simulators.dealer_firmware import SimulatedOperator
+        from simulators.dealer_model import SimulatedOperator
 
         dealer = Dealer(m.link)
         paused = threading.Event()
@@ -127,7 +127,7 @@ def test_abort_voids_the_deal_and_leaves_the_machine_idle():
     m.firmware.speed = 200.0
     with m:
         from firmware_bridge.dealer import Dealer
-        from simulators.dealer_firmware import SimulatedOperator
+        from simulators.dealer_model import SimulatedOperator
 
         dealer = Dealer(m.link)
         dealer.observer = lambda e: dealer.abort("stopped by the test") if getattr(e, "dealt", 0) == 5 else None
@@ -172,7 +172,7 @@ def test_a_port_that_does_not_answer_is_one_line_exit_1(tmp_path):
 
 
 def test_a_firmware_with_another_message_table_is_refused_by_name(monkeypatch):
-    import simulators.dealer_firmware as firmware_module
+    import simulators.dealer_commands as firmware_module
 
     monkeypatch.setattr(firmware_module, "SCHEMA", 0x12345678)
     _, _, m = machine()
