@@ -221,8 +221,8 @@ def bench_dealer(
             json.dumps({"overhead": [f.to_json() for f in figures], "throughput": [t.to_json() for t in limits]}) + "\n"
         )
         return
-    table = Table(title="Dealer: host overhead at ~100 ms a card (target <= 2% clean, <= 10% with 1% corrupted)")
-    for column in ("game", "line", "cards", "mechanical s", "deal s", "overhead", "retransmissions", "status"):
+    table = Table(title="Host overhead at ~100 ms a card (target: 2% clean, 10% with 1% corrupted)")
+    for column in ("game", "line", "cards", "mech. s", "deal s", "overhead", "retx", "status"):
         table.add_column(column, justify="right")
     for f in figures:
         table.add_row(
@@ -230,7 +230,7 @@ def bench_dealer(
             str(f.retransmissions), f.status,
         )  # fmt: skip
     console.print(table)
-    table = Table(title="Dealer: protocol limit, mechanics at zero, line paced at 115200 baud")
+    table = Table(title="Protocol limit: mechanics at zero, 115200 baud")
     for column in ("game", "cards", "deal s", "cards/s", "status"):
         table.add_column(column, justify="right")
     for t in limits:
