@@ -101,7 +101,13 @@ def deal(
     port: Annotated[str | None, typer.Option(help="A real machine's pyserial URL (/dev/croupier-dealer).")] = None,
     players: Annotated[int | None, typer.Option(help="Seats (Nap: 2 to 6).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the simulated stack order and faults.")] = None,
-    faults: Annotated[str | None, typer.Option(help="Simulated faults, e.g. corrupt=0.01,jam-at=7,missing=9H.")] = None,
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            help="Simulated faults, a comma list: corrupt=R, drop=R, jam-at=K, double-feed-at=K, unreadable-at=K, "
+            "estop-at=K, empty-at=K, reset-after=K, vanish-at=K, missing=9H, extra=QS, foreign=2C."
+        ),
+    ] = None,
     speed: Annotated[float, typer.Option(help="Simulated mechanics run this many times faster.")] = 1.0,
     deal_file: Annotated[
         Path | None, typer.Option("--deal-file", help="Deal as this file says: a table log's first deal, or PBN.")
