@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -15,6 +17,7 @@ from controller.render import print_report
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
 from engine.log import MalformedLog, dumps, referee_text, replay
+from firmware_bridge.errors import BridgeError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Croupier: the refereed card table.")
 bench_app = typer.Typer(no_args_is_help=True, help="Measure the engine, vision and dealer.")
@@ -282,6 +285,68 @@ def vision_enroll(
     console.print(f"{len(enrolled)} cards enrolled into {out}: use --deck {out}", highlight=False)
 
 
+@app.command()
+def deal(
+    game: Annotated[str, typer.Option(help=f"The game: {', '.join(GAMES)}.")] = "poley",
+    sim_: Annotated[
+        bool, typer.Option("--sim", help="Deal on the simulated machine (over a pseudo-terminal).")
+    ] = False,
+    port: Annotated[str | None, typer.Option(help="A real machine's pyserial URL (/dev/croupier-dealer).")] = None,
+    players: Annotated[int | None, typer.Option(help="Seats (Nap: 2 to 6).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the simulated stack order and faults.")] = None,
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            help="Simulated faults, a comma list: corrupt=R, drop=R, jam-at=K, double-feed-at=K, unreadable-at=K, "
+            "estop-at=K, empty-at=K, reset-after=K, vanish-at=K, missing=9H, extra=QS, foreign=2C."
+        ),
+    ] = None,
+    speed: Annotated[float, typer.Option(help="Simulated mechanics run this many times faster.")] = 1.0,
+    deal_file: Annotated[
+        Path | None, typer.Option("--deal-file", help="Deal as this file says: a table log's first deal, or PBN.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+) -> None:
+    """Deal one hand through the dealing machine (or its simulator) and report what went where."""
+    from controller import dealing
+    from controller.deal_view import ConsoleOperator, DealProgress, print_deal
+    from simulators.faults import BadFaultSpec, parse_faults
+
+    if sim_ == (port is not None):
+        fail("give either --sim or --port URL")
+    if not speed > 0 or speed != speed or speed == float("inf"):
+        fail(f"--speed must be a positive number, not {speed}")
+    if port is not None and faults:
+        fail("--faults applies to the simulated machine only (--sim)")
+    try:
+        chosen = get_game(game)
+        n = dealing.seats_for(chosen, players)
+        fixed = dealing.read_deal_file(deal_file, chosen, n) if deal_file is not None else None
+        spec = parse_faults(faults)
+        plan = dealing.plan_for(chosen, n, fixed)
+    except (EngineError, dealing.BadDealFile, BadFaultSpec) as exc:
+        fail(str(exc))
+    view = nullcontext() if as_json else DealProgress(console, len(chosen.pack), chosen.title)
+    observer = None if as_json else view.observe  # type: ignore[union-attr]
+    try:
+        with view:
+            if port is None:
+                result = dealing.deal_on_sim(
+                    chosen, n, seed=seed, spec=spec, speed=speed, fixed=fixed, observer=observer
+                )
+            else:
+                outcome = dealing.deal_on_port(port, plan, ConsoleOperator(console), observer)
+                result = dealing.result_json(chosen, outcome, None, {})
+    except BadFaultSpec as exc:
+        fail(str(exc))
+    except BridgeError as exc:
+        fail(f"dealing machine: {exc}", 1)
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        print_deal(console, result, n)
+
+
 @bench_app.command("engine")
 def bench_engine(
     game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,
@@ -373,6 +438,49 @@ def bench_vision(
             str(s.unknown),
             confusions,
         )
+
+
+@bench_app.command("dealer")
+def bench_dealer(
+    game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,
+    corrupt: Annotated[float, typer.Option(help="Share of bytes corrupted on the noisy line.")] = 0.01,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Host overhead per card at commercial speed (clean and noisy line), and cards/s at 115200 baud."""
+    from rich.table import Table
+
+    from benchmarks.dealer import overhead, throughput
+
+    if not 0 <= corrupt <= 0.5:
+        fail(f"--corrupt must be between 0 and 0.5, not {corrupt}")
+    chosen = []
+    for name in game or list(GAMES):
+        try:
+            chosen.append(get_game(name))
+        except EngineError as exc:
+            fail(str(exc))
+    with console.status("dealing at commercial speed...", spinner="dots") if not as_json else nullcontext():
+        figures = [overhead(g, c) for g in chosen for c in (0.0, corrupt)]
+        limits = [throughput(g) for g in chosen]
+    if as_json:
+        sys.stdout.write(
+            json.dumps({"overhead": [f.to_json() for f in figures], "throughput": [t.to_json() for t in limits]}) + "\n"
+        )
+        return
+    table = Table(title="Host overhead at ~100 ms a card (target: 2% clean, 10% with 1% corrupted)")
+    for column in ("game", "line", "cards", "mech. s", "deal s", "overhead", "retx", "status"):
+        table.add_column(column, justify="right")
+    for f in figures:
+        table.add_row(
+            f.game, f.line, str(f.cards), f"{f.mechanical_s:.2f}", f"{f.deal_s:.2f}", f"{f.overhead_pct:.2f}%",
+            str(f.retransmissions), f.status,
+        )  # fmt: skip
+    console.print(table)
+    table = Table(title="Protocol limit: mechanics at zero, 115200 baud")
+    for column in ("game", "cards", "deal s", "cards/s", "status"):
+        table.add_column(column, justify="right")
+    for t in limits:
+        table.add_row(t.game, str(t.cards), f"{t.deal_s:.3f}", f"{t.cards_per_s:.0f}", t.status)
     console.print(table)
 
 
@@ -394,6 +502,11 @@ def _compare_with_rlcard(figures: list[Any]) -> None:
 
 def main() -> None:
     """Run the command line. A usage error is one line on stderr and exit status 2."""
+    # Errors only by default (stdout is for results); CROUPIER_LOG=debug shows the serial traffic too.
+    level = os.environ.get("CROUPIER_LOG", "error").upper()
+    logging.basicConfig(
+        level=level if level in logging.getLevelNamesMapping() else "ERROR", format="%(name)s: %(message)s"
+    )
     try:
         code = app(standalone_mode=False)
     except typer.Exit as exc:

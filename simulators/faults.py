@@ -1,0 +1,118 @@
+"""The fault SPEC of ``croupier deal --sim --faults``: parse it, and load the hopper it describes.
+
+``corrupt=0.01,drop=0.01,reset-after=20,jam-at=7,double-feed-at=12,unreadable-at=3`` and
+``estop-at=K``, ``empty-at=K`` (the hopper runs dry before card K; the operator holds the rest),
+``vanish-at=K`` (the port disappears after K cards dealt and returns), and the pack faults
+``missing=9H``, ``extra=QS`` (one more copy), ``foreign=2C`` (a card from outside the pack),
+each of which may be repeated.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+
+from engine.cards import Card
+from engine.errors import BadNotation
+from simulators.dealer_model import NO_FAULTS, MachineFaults
+from simulators.serial_link import CLEAN_LINE, LineFaults
+
+
+class BadFaultSpec(ValueError):
+    """The SPEC cannot be understood; the message names the item."""
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    line: LineFaults = CLEAN_LINE
+    machine: MachineFaults = NO_FAULTS
+    missing: tuple[Card, ...] = ()
+    extra: tuple[Card, ...] = ()
+    foreign: tuple[Card, ...] = field(default=())
+
+    def count(self) -> int:
+        """How many faults the SPEC injects (line rates count once each)."""
+        machine = sum(getattr(self.machine, f.name) is not None for f in fields(MachineFaults) if f.name != "vanish_s")
+        line = (self.line.corrupt > 0) + (self.line.drop > 0)
+        return machine + line + len(self.missing) + len(self.extra) + len(self.foreign)
+
+
+_RATES = {"corrupt", "drop"}
+_AT = {
+    "reset-after": "reset_after",
+    "jam-at": "jam_at",
+    "double-feed-at": "double_feed_at",
+    "unreadable-at": "unreadable_at",
+    "estop-at": "estop_at",
+    "empty-at": "empty_at",
+    "vanish-at": "vanish_at",
+}
+_CARDS = {"missing", "extra", "foreign"}
+KNOWN = sorted(_RATES | set(_AT) | _CARDS)
+
+
+def parse_faults(spec: str | None) -> FaultSpec:
+    """Parse a SPEC; raise BadFaultSpec with one clear sentence."""
+    result = FaultSpec()
+    for item in (spec or "").split(","):
+        item = item.strip()
+        if item:
+            result = _apply(result, item)
+    return result
+
+
+def _apply(spec: FaultSpec, item: str) -> FaultSpec:
+    name, eq, value = item.partition("=")
+    name, value = name.strip().lower(), value.strip()
+    if not eq or not value:
+        raise BadFaultSpec(f"fault {item!r} needs a value, as in jam-at=7 (known: {', '.join(KNOWN)})")
+    if name in _RATES:
+        return replace(spec, line=replace(spec.line, **{name: _rate(name, value)}))
+    if name in _AT:
+        return replace(spec, machine=replace(spec.machine, **{_AT[name]: _positive(name, value)}))
+    if name in _CARDS:
+        return replace(spec, **{name: (*getattr(spec, name), _card(name, value))})
+    raise BadFaultSpec(f"unknown fault {name!r} (known: {', '.join(KNOWN)})")
+
+
+def _rate(name: str, value: str) -> float:
+    try:
+        rate = float(value)
+    except ValueError:
+        raise BadFaultSpec(f"{name}={value}: the rate must be a number such as 0.01") from None
+    if not 0 <= rate <= 0.5:
+        raise BadFaultSpec(f"{name}={value}: the rate must be between 0 and 0.5")
+    return rate
+
+
+def _positive(name: str, value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise BadFaultSpec(f"{name}={value}: give a card number from 1")
+    return int(value)
+
+
+def _card(name: str, value: str) -> Card:
+    try:
+        return Card.from_str(value)
+    except BadNotation:
+        raise BadFaultSpec(f"{name}={value}: not a card code (use 9H, QS, TC, BJ ...)") from None
+
+
+def load_stack(pack: Sequence[Card], spec: FaultSpec, seed: int) -> list[int]:
+    """The cards in the hopper, top first: the pack in a seeded order, made wrong as the SPEC says."""
+    stack = list(pack)
+    for c in spec.missing:
+        if c not in stack:
+            raise BadFaultSpec(f"missing={c}: the pack has no {c} to leave out")
+        stack.remove(c)
+    for c in spec.extra:
+        if c not in pack:
+            raise BadFaultSpec(f"extra={c}: {c} is not in this pack (use foreign={c})")
+        stack.append(c)
+    for c in spec.foreign:
+        if c in pack:
+            raise BadFaultSpec(f"foreign={c}: {c} belongs to this pack (use extra={c})")
+        stack.append(c)
+    random.Random(seed).shuffle(stack)
+    return [c.index for c in stack]
