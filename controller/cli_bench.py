@@ -1,0 +1,167 @@
+"""``croupier bench``: the engine, vision and dealer measurements."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import nullcontext
+from typing import Annotated, Any
+
+import typer
+
+from controller.cli_common import bench_app, console, fail
+from engine.errors import EngineError
+from engine.games import GAMES, get_game
+
+
+@bench_app.command("engine")
+def bench_engine(
+    game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Runs per game; the median is reported.")] = 5,
+    hands: Annotated[int, typer.Option(min=1, help="Hands per run.")] = 4000,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    rlcard: Annotated[bool, typer.Option(help="Compare with RLCard's bridge, if installed.")] = True,
+) -> None:
+    """Random legal playouts through the engine's public API: cards/s and legal queries/s."""
+    from rich.table import Table
+
+    from benchmarks.engine import playout_figures
+
+    names = game or list(GAMES)
+    figures = []
+    for name in names:
+        try:
+            chosen = get_game(name)
+        except EngineError as exc:
+            fail(str(exc))
+        with (
+            console.status(f"playing {runs} x {hands} {name} hands...", spinner="dots")
+            if not as_json
+            else nullcontext()
+        ):
+            figures.append(playout_figures(chosen, runs=runs, hands=hands))
+    if as_json:
+        sys.stdout.write(json.dumps([f.to_json() for f in figures]) + "\n")
+        return
+    table = Table(title="Engine: random legal playouts (single thread, median of runs; packs shuffled untimed)")
+    for column in ("game", "cards/s", "legal queries/s", "hands/s", "cards/hand", "runs x hands"):
+        table.add_column(column, justify="right")
+    for f in figures:
+        table.add_row(
+            f.game,
+            f"{f.cards_per_s:,.0f}",
+            f"{f.queries_per_s:,.0f}",
+            f"{f.hands_per_s:,.0f}",
+            f"{f.cards_per_hand:.2f}",
+            f"{f.runs} x {f.hands_per_run}",
+        )
+    console.print(table)
+    if rlcard:
+        _compare_with_rlcard(figures)
+
+
+@bench_app.command("vision")
+def bench_vision(
+    frames: Annotated[int, typer.Option(min=2, help="Frames per speed case.")] = 12,
+    scenes: Annotated[int, typer.Option(min=1, help="Scenes per deck for accuracy (six cards each).")] = 30,
+    size: Annotated[str, typer.Option(help="Frame size for accuracy: 1280x720 or 1920x1080.")] = "1280x720",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Per-frame time (single thread) and accuracy per deck on rendered scenes."""
+    from rich.table import Table
+
+    from benchmarks.vision import accuracy_figures, speed_figures
+
+    if size not in ("1280x720", "1920x1080"):
+        fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
+    width, height = (int(v) for v in size.split("x"))
+    with console.status("timing frames...", spinner="dots") if not as_json else nullcontext():
+        speed = speed_figures(frames)
+    with console.status("reading scenes...", spinner="dots") if not as_json else nullcontext():
+        accuracy = accuracy_figures(scenes, (width, height))
+    if as_json:
+        doc = {"speed": [f.to_json() for f in speed], "accuracy": [f.to_json() for f in accuracy]}
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    table = Table(title="Vision: per-frame time, single thread (mat, detection, reading, zones)")
+    for column in ("frame", "cards", "median ms", "p95 ms", "frames"):
+        table.add_column(column, justify="right")
+    for f in speed:
+        table.add_row(f"{f.size[0]}x{f.size[1]}", str(f.cards), f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", str(f.frames))
+    console.print(table)
+    table = Table(title=f"Vision: accuracy on rendered scenes at {size} (six cards each, one face down)")
+    for column in ("deck", "templates", "cards", "precision", "recall", "wrong", "unknown", "confusions"):
+        table.add_column(column, justify="right")
+    for a in accuracy:
+        s = a.score
+        confusions = ", ".join(f"{t}->{r} x{n}" for (t, r), n in s.confusions.most_common(4)) or "-"
+        table.add_row(
+            a.deck,
+            a.templates,
+            str(s.cards),
+            f"{s.precision:.2%}",
+            f"{s.recall:.2%}",
+            str(len(s.wrong)),
+            str(s.unknown),
+            confusions,
+        )
+
+
+@bench_app.command("dealer")
+def bench_dealer(
+    game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,
+    corrupt: Annotated[float, typer.Option(help="Share of bytes corrupted on the noisy line.")] = 0.01,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Host overhead per card at commercial speed (clean and noisy line), and cards/s at 115200 baud."""
+    from rich.table import Table
+
+    from benchmarks.dealer import overhead, throughput
+
+    if not 0 <= corrupt <= 0.5:
+        fail(f"--corrupt must be between 0 and 0.5, not {corrupt}")
+    chosen = []
+    for name in game or list(GAMES):
+        try:
+            chosen.append(get_game(name))
+        except EngineError as exc:
+            fail(str(exc))
+    with console.status("dealing at commercial speed...", spinner="dots") if not as_json else nullcontext():
+        figures = [overhead(g, c) for g in chosen for c in (0.0, corrupt)]
+        limits = [throughput(g) for g in chosen]
+    if as_json:
+        sys.stdout.write(
+            json.dumps({"overhead": [f.to_json() for f in figures], "throughput": [t.to_json() for t in limits]}) + "\n"
+        )
+        return
+    table = Table(title="Host overhead at ~100 ms a card (target: 2% clean, 10% with 1% corrupted)")
+    for column in ("game", "line", "cards", "mech. s", "deal s", "overhead", "retx", "status"):
+        table.add_column(column, justify="right")
+    for f in figures:
+        table.add_row(
+            f.game, f.line, str(f.cards), f"{f.mechanical_s:.2f}", f"{f.deal_s:.2f}", f"{f.overhead_pct:.2f}%",
+            str(f.retransmissions), f.status,
+        )  # fmt: skip
+    console.print(table)
+    table = Table(title="Protocol limit: mechanics at zero, 115200 baud")
+    for column in ("game", "cards", "deal s", "cards/s", "status"):
+        table.add_column(column, justify="right")
+    for t in limits:
+        table.add_row(t.game, str(t.cards), f"{t.deal_s:.3f}", f"{t.cards_per_s:.0f}", t.status)
+    console.print(table)
+
+
+def _compare_with_rlcard(figures: list[Any]) -> None:
+    """RLCard's bridge random playouts in this process, and each game's speed relative to it."""
+    from benchmarks.rlcard_bridge import rlcard_bridge_figures
+
+    with console.status("playing RLCard bridge hands...", spinner="dots"):
+        reference = rlcard_bridge_figures()
+    if reference is None:
+        console.print("RLCard is not installed: comparison skipped (pip install 'croupier[bench]')")
+        return
+    console.print(
+        f"{reference.name}: {reference.cards_per_s:,.0f} cards/s ({reference.runs} x {reference.hands_per_run})"
+    )
+    for f in figures:
+        console.print(f"  {f.game}: {f.cards_per_s / reference.cards_per_s:.1f} x RLCard bridge")

@@ -1,0 +1,156 @@
+"""``croupier mat`` and ``croupier vision``: the play mat and the camera."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from controller.cli_common import app, console, fail, vision_app
+
+
+@app.command()
+def mat(
+    out: Annotated[Path, typer.Option(help="Where to write the mat: a .pdf or a .png file.")],
+    seats: Annotated[int, typer.Option(help="Seats around the table: 4 or 6.")] = 4,
+    size: Annotated[str, typer.Option(help="Sheet size: a2 or a3 (landscape).")] = "a2",
+    dpi: Annotated[int, typer.Option(min=50, max=600, help="Print resolution.")] = 150,
+) -> None:
+    """Write the printable play mat: four ArUco markers, one zone per seat and a centre area."""
+    from vision.mat import MatError, MatLayout
+    from vision.mat_print import MatOutputError, write_mat
+
+    try:
+        write_mat(MatLayout.create(seats, size.lower()), out, dpi)
+    except (MatError, MatOutputError) as exc:
+        fail(str(exc))
+
+
+@vision_app.command("scan")
+def vision_scan(
+    images: Annotated[list[Path], typer.Argument(help="Photos or frames of cards on a table.")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON line per image.")] = False,
+    deck: Annotated[
+        str,
+        typer.Option(
+            help="Whose indices: project, kde:standard, kde:nicu-white, aisleriot:anglo, or an enrolled deck's folder."
+        ),
+    ] = "project",
+) -> None:
+    """Find and read every face-up card in each image (coordinates in image pixels)."""
+    import cv2
+
+    from vision.scan import recognise
+
+    templates = _templates(deck)
+    for path in images:
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if frame is None:
+            fail(f"cannot read {path}: {'not an image' if path.is_file() else 'no such file'}")
+        found = [r for r in recognise(frame, templates) if r.card is not None]
+        if as_json:
+            doc = {"image": str(path), "cards": [r.to_json() for r in found]}
+            sys.stdout.write(json.dumps(doc) + "\n")
+        else:
+            listing = ", ".join(f"{r.card} ({r.confidence:.2f})" for r in found) or "no card"
+            console.print(f"{path}: {listing}", highlight=False)
+
+
+@vision_app.command("watch")
+def vision_watch(
+    source: Annotated[str, typer.Argument(help="picamera2, uvc:N, file:VIDEO, folder:IMAGES, or sim (a demo trick).")],
+    seats: Annotated[int, typer.Option(help="Seats on the mat: 4 or 6.")] = 4,
+    size: Annotated[str, typer.Option(help="The mat's sheet: a2 or a3.")] = "a2",
+    deck: Annotated[str, typer.Option(help="Whose indices to read (see `vision scan`).")] = "project",
+    frames: Annotated[int | None, typer.Option(min=1, help="Stop after this many frames.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON line per event.")] = False,
+) -> None:
+    """Follow the table through the camera and print each card played and each trick cleared."""
+    from vision.mat import MatError, MatLayout
+    from vision.observe import Observer
+    from vision.sources import SourceError
+    from vision.tracker import CardPlayed, Tracker
+
+    try:
+        layout = MatLayout.create(seats, size.lower())
+    except MatError as exc:
+        fail(str(exc))
+    observer = Observer(layout, _templates(deck))
+    tracker = Tracker([z.name for z in layout.zones if z.seat is not None])
+    try:
+        camera = _open_camera(source, layout)
+        count = 0
+        while (frames is None or count < frames) and (frame := camera.read()) is not None:
+            count += 1
+            for event in tracker.update(observer.observe(frame)):
+                if isinstance(event, CardPlayed):
+                    doc = {"event": "card_played", "seat": event.seat, "card": str(event.card), "frame": event.frame}
+                    text = f"frame {event.frame}: {event.seat} played {event.card.name()}"
+                else:
+                    doc = {"event": "trick_cleared", "cards": [str(c) for c in event.cards], "frame": event.frame}
+                    text = f"frame {event.frame}: trick cleared ({' '.join(map(str, event.cards))})"
+                if as_json:
+                    sys.stdout.write(json.dumps(doc) + "\n")
+                    sys.stdout.flush()
+                else:
+                    console.print(text, highlight=False)
+        camera.close()
+    except SourceError as exc:
+        fail(str(exc))
+
+
+def _open_camera(spec: str, layout: Any) -> Any:
+    """A frame source; ``sim`` is the simulated camera playing one demo trick on this mat."""
+    from vision.sources import open_source
+
+    if spec != "sim":
+        return open_source(spec)
+    import numpy as np
+
+    from engine.cards import cards
+    from simulators.camera import Scene, SimulatedCamera
+    from simulators.scenes import tilted_view, trick_scenes
+
+    rng = np.random.default_rng(1)
+    view = tilted_view(rng, (1280, 720), "wood", layout)
+    played = cards("QH 7D AS KH KS 2C")[: layout.seats]
+    look = Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3.0)
+    # Cards lie still long enough for the tracker's vote (the first still frame is still "moving").
+    return SimulatedCamera(view, trick_scenes(rng, layout, played, look, still_frames=6, gathered_frames=8))
+
+
+def _templates(deck: str) -> Any:
+    """Index templates: the project's own faces, one of the Debian designs, or an enrolled deck's folder."""
+    from simulators.card_faces import all_faces
+    from vision.classify import IndexTemplates, TemplateError
+    from vision.decks import DECKS, DeckError, deck_faces
+    from vision.enrol import EnrolError, load_deck
+
+    try:
+        if deck == "project":
+            faces = all_faces()
+        elif deck in DECKS:
+            faces = deck_faces(deck)
+        else:
+            faces = load_deck(Path(deck))
+        return IndexTemplates.from_faces(faces)
+    except (DeckError, TemplateError, EnrolError) as exc:
+        fail(str(exc))
+
+
+@vision_app.command("enroll")
+def vision_enroll(
+    photos: Annotated[Path, typer.Argument(help="A folder of photos, one card each, named by code: QS.jpg, TH.png.")],
+    out: Annotated[Path, typer.Option(help="The deck folder to write (use it as --deck FOLDER).")],
+) -> None:
+    """Teach the reader a deck's own indices from one photo of each card."""
+    from vision.enrol import EnrolError, enrol_folder
+
+    try:
+        enrolled = enrol_folder(photos, out)
+    except EnrolError as exc:
+        fail(str(exc))
+    console.print(f"{len(enrolled)} cards enrolled into {out}: use --deck {out}", highlight=False)
