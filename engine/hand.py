@@ -372,6 +372,10 @@ class Hand:
             return
         self._check(action, seat)
         self._record(action)
+        self._apply(action)
+
+    def _apply(self, action: Action) -> None:
+        """Carry out an accepted call, declaration, discard or swap (the game's own rules)."""
         if type(action) is Call:
             self._apply_call(action)
         elif type(action) is Declare:
@@ -410,14 +414,8 @@ class Hand:
         action = self.moves[number][1]
         if type(action) is Play:
             self._replay_play(number)
-        elif type(action) is Call:
-            self._apply_call(action)
-        elif type(action) is Declare:
-            self._apply_declare(action)
-        elif type(action) is Discard:
-            self._apply_discard(action)
-        elif type(action) is JokerSwap:
-            self._apply_swap(action)
+        else:
+            self._apply(action)
 
     def _replay_play(self, number: int) -> None:
         seat, action = self.moves[number]

@@ -10,22 +10,17 @@ from __future__ import annotations
 
 import random
 import re
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from api.app import create_app
 from engine.actions import Call, Play
 from engine.hand import Hand, Phase
-from tests.api.conftest import AUTH, TOKEN, make_runtime
+from tests.api.conftest import AUTH, TOKEN
 from tests.api.driver import apply_deal, mirror, mirror_action, request_for, shuffled_deal
-from tests.api.test_server import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -42,24 +37,6 @@ SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SEED = 7  # a deal where a contract is played and a seat can revoke
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)")
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    runtime = make_runtime(tmp_path)
-    config = uvicorn.Config(create_app(runtime), host="127.0.0.1", port=free_port(), log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"127.0.0.1:{config.port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    runtime.stop()
-    runtime.journal.close()
 
 
 @pytest.fixture

@@ -5,45 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
-import pytest
-import uvicorn
 from websockets.sync.client import connect
 
-from api.app import create_app
-from tests.api.conftest import AUTH, make_runtime
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    runtime = make_runtime(tmp_path)
-    port = free_port()
-    config = uvicorn.Config(create_app(runtime), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    runtime.stop()
+from tests.api.conftest import AUTH, free_port
 
 
 def test_a_real_server_serves_the_table_and_its_websocket(server):
