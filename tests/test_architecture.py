@@ -11,17 +11,8 @@ PROJECT = {"engine", "controller", "simulators", "benchmarks", "firmware_bridge"
 
 
 def imported_roots(package: str) -> dict[str, set[str]]:
-    found: dict[str, set[str]] = {}
-    for path in (ROOT / package).rglob("*.py"):
-        tree = ast.parse(path.read_text(), filename=str(path))
-        names = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names |= {a.name.split(".")[0] for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.split(".")[0])
-        found[str(path.relative_to(ROOT))] = names
-    return found
+    """The top-level packages imported by each module of a package."""
+    return {module: {n.split(".")[0] for n in names} for module, names in imported_modules(package).items()}
 
 
 def test_engine_uses_only_the_standard_library_and_itself():

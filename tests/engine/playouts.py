@@ -49,3 +49,26 @@ def state(hand: Hand) -> tuple[Any, ...]:
     """Everything undo must restore: the state attributes, the moves, what the hand offers."""
     legal = hand.legal_actions()
     return hand._snapshot(hand), tuple(hand.moves), len(legal), tuple(legal[:50]), hand.result()
+
+
+def assert_undo_unwinds(hand: Hand, rng: random.Random) -> None:
+    """Play a hand to its end at random, then pop every action: each pop restores the state."""
+    before = []
+    while not hand.is_over():
+        before.append(state(hand))
+        legal = hand.legal_actions()
+        hand.push(legal[rng.randrange(len(legal))])
+    while before:
+        hand.pop()
+        assert state(hand) == before.pop()
+
+
+def assert_each_pop_restores(hand: Hand, rng: random.Random) -> None:
+    """At every step of a random hand, push an action and pop it: the state is as before."""
+    while not hand.is_over():
+        before = state(hand)
+        legal = hand.legal_actions()
+        hand.push(legal[rng.randrange(len(legal))])
+        hand.pop()
+        assert state(hand) == before
+        hand.push(legal[rng.randrange(len(legal))])

@@ -16,7 +16,7 @@ from engine.games.bid_whist import BID_WHIST, BidWhistHand, BidWhistOptions, bid
 from engine.hand import Phase
 from engine.log import ActionEvent, Referee, dumps, log_of_match, referee_text
 from engine.match import Match
-from tests.engine.playouts import deal_hand, play_out, state
+from tests.engine.playouts import assert_undo_unwinds, deal_hand, play_out
 
 SEEDS = st.integers(0, 2**32 - 1)
 OPTIONS = st.builds(
@@ -62,14 +62,7 @@ def test_thirteen_books_and_the_score_formula(seed, options):
 def test_undo_restores_the_state_exactly(seed):
     rng = random.Random(seed)
     _, hand = deal_hand(BID_WHIST, rng)
-    before = []
-    while not hand.is_over():
-        before.append(state(hand))
-        legal = hand.legal_actions()
-        hand.push(legal[rng.randrange(len(legal))])
-    while before:
-        hand.pop()
-        assert state(hand) == before.pop()
+    assert_undo_unwinds(hand, rng)
 
 
 @settings(max_examples=20, deadline=None)

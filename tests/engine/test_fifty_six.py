@@ -15,7 +15,7 @@ from engine.games.fifty_six import FIFTY_SIX, POINTS, FiftySixHand, chips_for, s
 from engine.hand import Deal
 from engine.log import dumps, hand_report, log_of_match, referee_text
 from engine.match import Match
-from tests.engine.playouts import deal_random, play_out, random_match, state
+from tests.engine.playouts import assert_each_pop_restores, deal_random, play_out, random_match
 
 SEEDS = st.integers(0, 2**32)
 FAST = settings(max_examples=25, deadline=None)
@@ -83,13 +83,7 @@ def test_pop_after_push_restores_the_state_exactly(seed):
     rng = random.Random(seed)
     match = Match(FIFTY_SIX)
     hand = deal_random(match, rng, dealer=rng.randrange(6))
-    while not hand.is_over():
-        before = state(hand)
-        legal = hand.legal_actions()
-        hand.push(legal[rng.randrange(len(legal))])
-        hand.pop()
-        assert state(hand) == before
-        hand.push(legal[rng.randrange(len(legal))])
+    assert_each_pop_restores(hand, rng)
 
 
 @settings(max_examples=10, deadline=None)

@@ -15,7 +15,7 @@ from engine.games.nap import BLUCHER, MISERY, NAP, NAP_GAME, ONE, THREE, TWO, WE
 from engine.hand import Deal
 from engine.log import dumps, hand_report, log_of_match, referee_text
 from engine.match import Match
-from tests.engine.playouts import deal_random, random_match, state
+from tests.engine.playouts import assert_each_pop_restores, deal_random, random_match
 
 SEEDS = st.integers(0, 2**32)
 FAST = settings(max_examples=25, deadline=None)
@@ -50,13 +50,7 @@ def test_pop_after_push_restores_the_state_exactly(seed, players, raw):
     rng = random.Random(seed)
     match = Match(NAP_GAME, NAP_GAME.options(raw, players), players)
     hand = deal_random(match, rng, dealer=rng.randrange(players))
-    while not hand.is_over():
-        before = state(hand)
-        legal = hand.legal_actions()
-        hand.push(legal[rng.randrange(len(legal))])
-        hand.pop()
-        assert state(hand) == before
-        hand.push(legal[rng.randrange(len(legal))])
+    assert_each_pop_restores(hand, rng)
 
 
 @settings(max_examples=10, deadline=None)

@@ -15,7 +15,7 @@ from engine.game import Standing
 from engine.games.shelem import SHELEM, ShelemHand, ShelemOptions, hand_score
 from engine.log import dumps, log_of_match, referee_text
 from engine.match import Match
-from tests.engine.playouts import deal_hand, play_out, state
+from tests.engine.playouts import assert_undo_unwinds, deal_hand, play_out
 
 SEEDS = st.integers(0, 2**32 - 1)
 OPTIONS = st.builds(
@@ -54,14 +54,7 @@ def test_points_total_165_and_scores_follow_the_formula(seed, options):
 def test_undo_restores_the_state_exactly(seed):
     rng = random.Random(seed)
     _, hand = deal_hand(SHELEM, rng)
-    before = []
-    while not hand.is_over():
-        before.append(state(hand))
-        legal = hand.legal_actions()
-        hand.push(legal[rng.randrange(len(legal))])
-    while before:
-        hand.pop()
-        assert state(hand) == before.pop()
+    assert_undo_unwinds(hand, rng)
 
 
 @settings(max_examples=20, deadline=None)
