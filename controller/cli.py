@@ -19,7 +19,7 @@ from controller.cli_common import app, console, fail
 from controller.render import print_report
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
-from engine.log import MalformedLog, dumps, referee_text, replay
+from engine.log import MalformedLog, dumps, referee_text
 
 
 @app.command()
@@ -49,36 +49,67 @@ def sim(
     seed: Annotated[int | None, typer.Option(help="Seed for a repeatable match.")] = None,
     players: Annotated[int | None, typer.Option(min=2, max=6, help="Seats (Nap only).")] = None,
     speed: Annotated[float, typer.Option(min=0.01, help="How many times faster than a real table.")] = 1.0,
+    mistakes: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of plays that are mistakes (a revoke, out of turn).")
+    ] = 0.0,
+    host: Annotated[str, typer.Option(help="Address the page is served on.")] = "127.0.0.1",
+    port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help="Port (default 8000; headless: any free one).")
+    ] = None,
+    store: Annotated[Path | None, typer.Option(help="Keep the journal here (default: a temporary one).")] = None,
     headless: Annotated[bool, typer.Option(help="Only print the result.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as `croupier referee --json` does.")
     ] = False,
     log: Annotated[Path | None, typer.Option(help="Write the match's table log to this file.")] = None,
+    engine_only: Annotated[
+        bool, typer.Option(help="No devices: the players act on the engine directly (quick runs of many hands).")
+    ] = False,
 ) -> None:
-    """Play a match between simulated players, and show it or print its result."""
+    """The whole table, simulated: the dealing machine on a pseudo-terminal, the camera's frames
+    through the vision pipeline, the panel on mock pins, the controller, journal and web page."""
+    try:
+        chosen = get_game(game)
+    except EngineError as exc:
+        fail(str(exc))
+    if players is not None and players not in chosen.seat_counts:
+        fail(f"{chosen.title} is played by {' or '.join(map(str, chosen.seat_counts))} players, not {players}")
+    if engine_only:
+        table_log = _engine_only_match(chosen, players, seed, hands, speed, quiet=headless or as_json)
+    else:
+        from controller.sim_run import run_simulated_table
+
+        table_log = run_simulated_table(
+            chosen.name, players, seed, hands, speed, mistakes, host, port, store, headless or as_json, console
+        )
+    _finish(table_log, log, as_json)
+
+
+def _engine_only_match(chosen, players, seed, hands, speed, quiet):  # type: ignore[no-untyped-def]
     from controller.show import TableShow
     from simulators.table import SimulatedTable
 
     try:
-        chosen = get_game(game)
-        if players is not None and players not in chosen.seat_counts:
-            fail(f"{chosen.title} is played by {' or '.join(map(str, chosen.seat_counts))} players, not {players}")
         table = SimulatedTable(chosen, players=players, seed=seed)
     except EngineError as exc:
         fail(str(exc))
-    observer = None if headless or as_json else TableShow(console, speed).observe
-    table.play(hands, observer)
-    table_log = table.log()
+    table.play(hands, None if quiet else TableShow(console, speed).observe)
+    return json.loads(dumps(table.log()))
+
+
+def _finish(table_log: dict, log: Path | None, as_json: bool) -> None:  # type: ignore[type-arg]
+    """Write the log if asked, and print what the referee makes of it."""
+    text = json.dumps(table_log)
     if log is not None:
         try:
-            log.write_text(dumps(table_log) + "\n", encoding="utf-8")
+            log.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write {log}: {exc.strerror}")
-    report = replay(table_log).report()
+    result = referee_text(text)
     if as_json:
-        sys.stdout.write(json.dumps(report) + "\n")
+        sys.stdout.write(json.dumps(result.report()) + "\n")
     else:
-        print_report(console, report, table.match.players)
+        print_report(console, result.report(), result.match.players)
 
 
 @app.command()

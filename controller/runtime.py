@@ -5,7 +5,11 @@ offers the table's commands to the web API as futures that run on the controller
 thread, in turn with every other event: so a pause, a correction (an undo and a play as one
 step) or a read of the state never interleaves with a card the camera saw. It also turns
 each of the controller's updates into its public form (``engine.view``) for the WebSocket.
-The dealing machine, the camera and the panel join it later.
+The devices (:mod:`controller.live`) report through it too: a device that cannot go on (the
+dealing machine's port vanished, the camera stopped delivering frames) *holds* the table with
+a message until it recovers, and what the devices are doing (dealing 12 of 22, gather the
+trick) is published as the table's ``devices`` status, numbered in the same sequence as the
+events.
 
 A pause refuses every event until the table resumes. It is kept in a small file beside the
 journal (``croupier.db.paused``), so a table paused before a power cut is still paused after.
@@ -74,6 +78,8 @@ class Runtime:
         self.listeners: list[Listener] = []  # called on the controller's thread with public messages
         self.seq = 0
         self.paused: str | None = _read_pause(self.pause_path)
+        self.holds: dict[str, str] = {}  # device -> why it holds the table (not persisted: devices re-report)
+        self.devices: dict[str, dict[str, Any]] = {}  # device -> its public status
         self._mark = self._hand_mark()
         self._applied = False
         self._started = False
@@ -124,6 +130,17 @@ class Runtime:
     def resume(self) -> Future[dict[str, Any]]:
         return self._run(lambda: self._set_pause(None))
 
+    def hold(self, device: str, message: str) -> Future[None]:
+        """A device cannot go on: refuse events, and say why, until :meth:`release`."""
+        return self._run(lambda: self._set_hold(device, message))
+
+    def release(self, device: str) -> Future[None]:
+        return self._run(lambda: self._set_hold(device, None))
+
+    def set_status(self, device: str, status: dict[str, Any] | None) -> Future[None]:
+        """Publish what a device is doing (progress, a prompt) without touching the match."""
+        return self._run(lambda: self._set_status(device, status))
+
     def snapshot(self) -> Future[dict[str, Any]]:
         return self._run(self.public_snapshot)
 
@@ -163,6 +180,8 @@ class Runtime:
     def _check_open(self) -> None:
         if self.paused is not None:
             raise TablePaused(f"the table is paused ({self.paused}): resume it first")
+        if self.holds:
+            raise TablePaused(f"the table is waiting: {'; '.join(self.holds.values())}")
 
     def _correct(self, card: str, seat: int | None) -> Result:
         self._check_open()
@@ -231,6 +250,40 @@ class Runtime:
         self._tell(snapshot)
         return snapshot
 
+    def _set_hold(self, device: str, message: str | None) -> None:
+        if (message is None and device not in self.holds) or self.holds.get(device) == message:
+            return
+        if message is None:
+            log.info("%s: recovered, the table goes on", device)
+            del self.holds[device]
+        else:
+            log.warning("%s holds the table: %s", device, message)
+            self.holds[device] = message
+        self._announce()
+
+    def _set_status(self, device: str, status: dict[str, Any] | None) -> None:
+        if status is None:
+            if self.devices.pop(device, None) is None:
+                return
+        elif self.devices.get(device) == status:
+            return
+        else:
+            self.devices[device] = status
+        self._announce()
+
+    def _announce(self) -> None:
+        """A change of the table's devices, not of the match: published in the same sequence."""
+        self.seq += 1
+        self._tell(
+            {
+                "type": "update",
+                "seq": self.seq,
+                "event": {"type": "status"},
+                "violation": None,
+                "state": self.public_table(),
+            }
+        )
+
     def _matches(self) -> list[dict[str, Any]]:
         return [
             {
@@ -260,7 +313,12 @@ class Runtime:
 
     def public_table(self) -> dict[str, Any]:
         referee = self.controller.referee
-        table: dict[str, Any] = {"match_id": self.controller.match_id, "paused": self.paused}
+        table: dict[str, Any] = {
+            "match_id": self.controller.match_id,
+            "paused": self.paused,
+            "holds": [{"device": d, "message": m} for d, m in sorted(self.holds.items())],
+            "devices": dict(self.devices),
+        }
         if referee is None:
             return table | {"game": None, "hand": None}
         return table | public_state(referee)
@@ -269,14 +327,14 @@ class Runtime:
         return {"type": "snapshot", "seq": self.seq, "state": self.public_table()}
 
     def _on_update(self, update: Update) -> None:
-        self.seq = update.seq
+        self.seq += 1
         mark = self._hand_mark()
         self._applied, self._mark = mark != self._mark, mark
         referee = self.controller.referee
         assert referee is not None
         message = {
             "type": "update",
-            "seq": update.seq,
+            "seq": self.seq,
             "event": public_event(referee.match.game.name, update.event, applied=self._applied),
             "violation": update.violation,
             "state": self.public_table(),

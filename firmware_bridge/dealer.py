@@ -278,6 +278,7 @@ class Dealer:
             self._raise("link")
             return
         self._link_down_since = None
+        self.observer(event)  # the table that paused for the lost link may go on
         if event.reset:
             self._resume_after_reset(event)
         else:

@@ -12,6 +12,10 @@ cards (a double pack) in two zones are two tracks apart by position, and their e
 order they settled. The trick is cleared (:class:`TrickCleared`) when every seat zone has been
 seen empty and quiet for ``clear_frames`` frames after at least one card was played.
 
+A card the referee refused (played out of turn, or a revoke under the revoke policy ``reject``) is
+*withdrawn*: its seat may play another card in the same trick, and the refused card, while it lies
+there, never counts again; put down again (it moved), it is a new play.
+
 The tracker needs no knowledge of the game to be right; ``allowed`` (the cards each seat may still
 hold, from the referee) can only make it stricter: a read outside it is ignored.
 """
@@ -64,6 +68,7 @@ class _Track:
     centre_mm: tuple[float, float]
     streak: int = 1
     missed: int = 0
+    refused: bool = False  # withdrawn by the referee: never settles again unless it moves
 
 
 @dataclass(slots=True)
@@ -97,6 +102,17 @@ class Tracker:
             events.append(cleared)
         return events
 
+    def withdraw(self, zone: str) -> CardPlayed | None:
+        """The referee refused the card played in ``zone``: the zone takes a new card, and the
+        refused one counts again only if it is put down anew. Returns the withdrawn event."""
+        event = self._trick.played.pop(zone, None)
+        if event is not None:
+            for track in self._tracks:
+                if track.zone == zone and track.card == event.card:
+                    track.refused = True
+            log.info("%s in %s withdrawn (refused by the referee)", event.card, zone)
+        return event
+
     def _usable(self, o: Observed, obs: FrameObservation, allowed: dict[str, set[Card]] | None) -> bool:
         if o.card is None or o.confidence < self.settings.min_confidence or o.zone in obs.busy:
             return False
@@ -115,6 +131,7 @@ class Tracker:
             matched.add(id(track))
             still = _distance(track.centre_mm, o.centre_mm) <= s.still_mm and track.zone == o.zone
             track.streak = track.streak + 1 if still else 1
+            track.refused = track.refused and still
             track.centre_mm, track.zone, track.missed = o.centre_mm, o.zone, 0
         for track in self._tracks:
             if id(track) not in matched:
@@ -135,7 +152,7 @@ class Tracker:
     def _settle(self, frame: int) -> list[Event]:
         events: list[Event] = []
         for track in self._tracks:
-            if track.streak < self.settings.stable_frames:
+            if track.streak < self.settings.stable_frames or track.refused:
                 continue
             held = self._trick.played.get(track.zone)
             if held is None:

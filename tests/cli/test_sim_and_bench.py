@@ -8,14 +8,14 @@ from tests.conftest import run_croupier
 
 
 def test_headless_sim_prints_the_match_result():
-    done = run_croupier("sim", "--headless", "--hands", "3", "--seed", "5")
+    done = run_croupier("sim", "--engine-only", "--headless", "--hands", "3", "--seed", "5")
     assert done.returncode == 0, done.stderr
     assert "3 hand(s)" in done.stdout and "Match:" in done.stdout
 
 
 def test_sim_json_is_what_the_referee_says_of_its_log(tmp_path):
     log = tmp_path / "match.json"
-    done = run_croupier("sim", "--headless", "--json", "--seed", "11", "--log", str(log))
+    done = run_croupier("sim", "--engine-only", "--headless", "--json", "--seed", "11", "--log", str(log))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["match"]["over"] is True  # no --hands: played to the end of the game
@@ -26,15 +26,15 @@ def test_sim_json_is_what_the_referee_says_of_its_log(tmp_path):
 
 
 def test_the_same_seed_plays_the_same_match():
-    first = run_croupier("sim", "--headless", "--json", "--hands", "4", "--seed", "3")
-    second = run_croupier("sim", "--headless", "--json", "--hands", "4", "--seed", "3")
+    first = run_croupier("sim", "--engine-only", "--headless", "--json", "--hands", "4", "--seed", "3")
+    second = run_croupier("sim", "--engine-only", "--headless", "--json", "--hands", "4", "--seed", "3")
     assert first.stdout == second.stdout
-    other = run_croupier("sim", "--headless", "--json", "--hands", "4", "--seed", "4")
+    other = run_croupier("sim", "--engine-only", "--headless", "--json", "--hands", "4", "--seed", "4")
     assert other.stdout != first.stdout
 
 
 def test_the_shown_sim_plays_each_card_in_the_terminal():
-    done = run_croupier("sim", "--hands", "2", "--seed", "2", "--speed", "10000")
+    done = run_croupier("sim", "--engine-only", "--hands", "2", "--seed", "2", "--speed", "10000")
     assert done.returncode == 0, done.stderr
     assert "Hand 1:" in done.stdout and "Hand 2:" in done.stdout
     assert " plays " in done.stdout and " calls " in done.stdout

@@ -15,7 +15,19 @@ from tests.conftest import run_croupier
 def test_sim_log_replays_to_the_same_result(tmp_path, game, extra):
     log = tmp_path / "log.json"
     done = run_croupier(
-        "sim", "--game", game, *extra, "--headless", "--hands", "6", "--seed", "7", "--json", "--log", str(log)
+        "sim",
+        "--engine-only",
+        "--game",
+        game,
+        *extra,
+        "--headless",
+        "--hands",
+        "6",
+        "--seed",
+        "7",
+        "--json",
+        "--log",
+        str(log),
     )
     assert done.returncode == 0, done.stderr
     live = json.loads(done.stdout)
@@ -26,5 +38,5 @@ def test_sim_log_replays_to_the_same_result(tmp_path, game, extra):
 
 
 def test_sim_refuses_a_player_count_the_game_does_not_have():
-    done = run_croupier("sim", "--game", "fifty-six", "--players", "4", "--headless", "--hands", "1")
+    done = run_croupier("sim", "--engine-only", "--game", "fifty-six", "--players", "4", "--headless", "--hands", "1")
     assert done.returncode == 2 and "6" in done.stderr

@@ -1,0 +1,118 @@
+"""Running the simulated table for ``croupier sim``: start it, show it, play, and hand back the log."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from controller.cli_common import fail
+from controller.render import seat_label
+from controller.sim_table import SimOptions, SimulatedTableRig
+from simulators.people import TableGoneQuiet
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PORT = 8000
+
+
+def run_simulated_table(
+    game: str,
+    players: int | None,
+    seed: int | None,
+    hands: int | None,
+    speed: float,
+    mistakes: float,
+    host: str,
+    port: int | None,
+    store: Path | None,
+    quiet: bool,
+    console: Console,
+) -> dict[str, Any]:
+    """Play ``hands`` hands (None: the whole match) on a simulated table; the match's table log."""
+    port = port if port is not None else (_free_port(host) if quiet else DEFAULT_PORT)
+    _check_can_listen(host, port)
+    options = SimOptions(
+        game=game,
+        players=players,
+        speed=speed,
+        seed=seed if seed is not None else secrets.randbelow(1 << 30),
+        mistakes=mistakes,
+        host=host,
+        port=port,
+        store=store,
+    )
+    rig = SimulatedTableRig(options)
+    try:
+        rig.start()
+        if not quiet:
+            _announce(console, rig)
+            rig.runtime.listeners.append(_Narrator(console).tell)
+        rig.start_match()
+        rig.play(hands)
+    except KeyboardInterrupt:
+        console.print("stopped: the result of what was played follows", style="yellow")
+    except TableGoneQuiet as exc:
+        rig.close()
+        fail(f"the simulated table stalled: {exc}")
+    except OSError as exc:
+        rig.close()
+        fail(f"the simulated table could not run: {exc}")
+    try:
+        return rig.export()
+    finally:
+        rig.close()
+
+
+def _announce(console: Console, rig: SimulatedTableRig) -> None:
+    console.print(f"croupier: the simulated table is at [bold]{rig.url}[/bold]")
+    console.print(f"control token (for the page's setup): {rig.token}")
+    console.print(f"{rig.game.title}, {rig.players} seats; the machine deals on {rig.machine.pty.path}")
+    sys.stdout.flush()
+
+
+class _Narrator:
+    """One line in the terminal for each thing the table publishes."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.last_status: dict[str, Any] = {}
+
+    def tell(self, message: dict[str, Any]) -> None:
+        state = message.get("state", {})
+        event = message.get("event") or {}
+        players = state.get("players") or 4
+        kind = event.get("type")
+        if kind in ("call", "play", "declare"):
+            what = event.get("call") or event.get("card") or event.get("trump") or event.get("direction")
+            verb = {"call": "calls", "play": "plays", "declare": "declares"}[kind]
+            self.console.print(f"  {seat_label(event['seat'], players):>7} {verb} {what}")
+        elif kind == "deal":
+            hand = state.get("hand") or {}
+            self.console.rule(f"Hand {hand.get('number')}: {seat_label(hand.get('dealer', 0), players)} deals")
+        if message.get("violation"):
+            self.console.print(f"  beep! {message['violation'].get('message')}", style="bold red")
+        hand = state.get("hand") or {}
+        if kind == "play" and hand.get("record") is not None:
+            self.console.print(f"  hand over: {hand.get('contract')} {hand.get('result')}, score {hand.get('score')}")
+        for hold in state.get("holds", []):
+            self.console.print(f"  table waits: {hold['message']}", style="yellow")
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    try:
+        with socket.create_server((host, port), reuse_port=False):
+            pass
+    except OSError as exc:
+        fail(f"cannot serve the page on {host}:{port}: {exc.strerror or exc} (choose another with --port)")
