@@ -1,0 +1,149 @@
+"""The camera service: frames to seat plays, the referee's refusals, and a camera that stops."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from engine.cards import Card
+from simulators.camera import CameraView, Scene
+from simulators.card_faces import all_faces
+from simulators.live_scene import SceneCamera, TableScene, WorldClock
+from simulators.scenes import tilted_view
+from vision.classify import IndexTemplates
+from vision.mat import MatLayout
+from vision.observe import Observer
+from vision.service import SeatPlay, VisionService, ZonesCleared
+from vision.sources import SourceError
+from vision.tracker import Tracker
+
+LAYOUT = MatLayout.create(4, "a2")
+TEMPLATES = IndexTemplates.from_faces(all_faces())
+
+
+def _scene(seed: int = 1) -> TableScene:
+    view = tilted_view(np.random.default_rng(seed), (1280, 720), "felt", LAYOUT)
+    return TableScene(CameraView(view.size, view.table_to_frame, "felt", LAYOUT), LAYOUT, WorldClock(10.0), seed)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[object] = []
+        self.health: list[tuple[bool, str]] = []
+        self.changed = threading.Event()
+
+    def event(self, e: object) -> None:
+        self.events.append(e)
+        self.changed.set()
+
+    def healthy(self, ok: bool, message: str) -> None:
+        self.health.append((ok, message))
+        self.changed.set()
+
+    def wait(self, check, seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + seconds
+        while not check():
+            assert time.monotonic() < deadline, f"not seen: events {self.events}, health {self.health}"
+            self.changed.wait(0.1)
+            self.changed.clear()
+
+
+def _service(source, recorder: Recorder, stall_s: float = 3.0) -> VisionService:  # type: ignore[no-untyped-def]
+    seats = [z.name for z in LAYOUT.zones if z.seat is not None]
+    return VisionService(source, Observer(LAYOUT, TEMPLATES), Tracker(seats), recorder.event, recorder.healthy, stall_s)
+
+
+def test_cards_put_down_become_seat_plays_and_a_refused_card_lets_the_seat_play_again():
+    scene = _scene()
+    recorder = Recorder()
+    service = _service(SceneCamera(scene, speed=1000.0), recorder)
+    service.start()
+    try:
+        scene.put_down(1, Card.from_str("QH"))
+        recorder.wait(lambda: any(isinstance(e, SeatPlay) for e in recorder.events))
+        assert recorder.events == [SeatPlay(1, Card.from_str("QH"), recorder.events[0].frame)]  # type: ignore[attr-defined]
+        service.withdraw(1)  # the referee refused it: the seat picks it up and plays another
+        scene.take_back(1)
+        scene.clock.sleep(1.5, wall_limit_s=20)
+        scene.put_down(1, Card.from_str("7D"))
+        recorder.wait(lambda: len(recorder.events) >= 2)
+        assert recorder.events[1] == SeatPlay(1, Card.from_str("7D"), recorder.events[1].frame)  # type: ignore[attr-defined]
+        scene.gather(2)
+        recorder.wait(lambda: any(isinstance(e, ZonesCleared) for e in recorder.events))
+        assert [type(e) for e in recorder.events] == [SeatPlay, SeatPlay, ZonesCleared]
+    finally:
+        service.stop()
+
+
+class HangingSource:
+    """A camera whose driver stops answering: ``read`` blocks until released."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.frame = np.zeros((720, 1280, 3), np.uint8)
+        self.reads = 0
+
+    def read(self) -> np.ndarray | None:
+        self.reads += 1
+        if self.reads > 3:
+            self.release.wait()
+        return self.frame
+
+    def close(self) -> None:
+        self.release.set()
+
+
+def test_a_camera_that_hangs_is_noticed_by_the_watchdog_and_its_return_too():
+    source = HangingSource()
+    recorder = Recorder()
+    service = _service(source, recorder, stall_s=0.5)
+    service.start()
+    try:
+        recorder.wait(lambda: bool(recorder.health), seconds=10)
+        ok, message = recorder.health[0]
+        assert not ok and "stopped delivering frames" in message
+        source.release.set()
+        recorder.wait(lambda: len(recorder.health) >= 2, seconds=10)
+        assert recorder.health[1][0] is True
+    finally:
+        service.stop()
+
+
+class FailingSource:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def read(self) -> np.ndarray | None:
+        self.calls += 1
+        raise SourceError("camera 0 was unplugged")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_failing_camera_is_reported_once_with_its_reason_and_never_crashes_the_service():
+    recorder = Recorder()
+    source = FailingSource()
+    service = _service(source, recorder)
+    service.start()
+    try:
+        recorder.wait(lambda: bool(recorder.health))
+        time.sleep(1.2)
+        assert recorder.health == [(False, "the camera failed: camera 0 was unplugged")]
+        assert source.calls >= 2  # it keeps trying
+    finally:
+        service.stop()
+
+
+def test_the_simulated_camera_renders_the_same_picture_while_nothing_moves():
+    scene = _scene(3)
+    camera = SceneCamera(scene, speed=1000.0)
+    first, second = camera.read(), camera.read()
+    assert first is not None and second is not None and np.array_equal(first, second)
+    scene.put_down(0, Card.from_str("AS"))
+    moving = camera.read()
+    assert moving is not None and not np.array_equal(moving, second)
+    assert scene.scene_at(scene.clock.now()).arms  # a hand brings the card in
+    assert isinstance(scene.scene_at(scene.clock.now() + 5), Scene)
