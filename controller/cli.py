@@ -118,23 +118,31 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Address to listen on (default: api.host).")] = None,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default: api.port).")] = None,
 ) -> None:
-    """Serve the table's web API: resume the journal's match, print the control token once."""
+    """Serve the table: its devices as the settings say (simulated by default), the web page and
+    API; resume the journal's match; print the control token once."""
+    from contextlib import ExitStack
+
     import uvicorn
 
     from api.app import create_app
     from api.auth import load_or_create_token, token_path
+    from controller.devices import DeviceError, build_live_table
     from controller.runtime import Runtime
     from controller.settings import SettingsError, load_settings
     from controller.store import JournalError
 
+    resources = ExitStack()
     try:
         settings = load_settings(config)
         path = token_path(settings.store.path)
         token, created = load_or_create_token(path)
         runtime = Runtime.open(settings, token)
-    except (SettingsError, JournalError) as exc:
+        live = build_live_table(settings, runtime, resources)
+    except (SettingsError, JournalError, DeviceError) as exc:
+        resources.close()
         fail(str(exc))
     except OSError as exc:
+        resources.close()
         fail(f"cannot keep the control token beside the journal: {exc}")
     if created:  # shown once: it stays readable only by its owner in the token file
         sys.stdout.write(f"control token (shown once; kept in {path}): {token}\n")
@@ -142,10 +150,12 @@ def serve(
     _check_can_listen(listen_host, listen_port)
     sys.stdout.write(f"croupier: serving the table on http://{listen_host}:{listen_port}/ (API docs at /docs)\n")
     sys.stdout.flush()
+    live.start()
     try:
         uvicorn.run(create_app(runtime), host=listen_host, port=listen_port, log_level="warning")
     finally:
-        runtime.stop()
+        live.close()
+        resources.close()
 
 
 def _check_can_listen(host: str, port: int) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from controller.dealer_service import DealerBusy, DealerService, DealProgress
 from controller.dealing import EngineNames
-from controller.runtime import Result, Runtime, TablePaused, TableRefusal
+from controller.runtime import BadCommand, Result, Runtime, TablePaused, TableRefusal
 from engine.cards import CARDS
 from engine.hand import Hand
 from firmware_bridge.events import DealResult, FaultRaised
@@ -80,6 +80,8 @@ class LiveTable:
             dealer.on_link, dealer.on_result = self._deal_link, self._deal_done
         if vision is not None:
             vision.on_event, vision.on_health = self._seen, self._camera_health
+        if dealer is not None:
+            runtime.machine_deal = self.request_deal
 
     # --- life --------------------------------------------------------------------------------
 
@@ -112,13 +114,14 @@ class LiveTable:
 
     # --- dealing -----------------------------------------------------------------------------
 
-    def request_deal(self) -> Future[dict[str, Any]]:
-        """Deal the next hand on the machine (no machine: shuffled here, as the page's deal does)."""
+    def request_deal(self, dealer: int | None = None) -> Future[dict[str, Any]]:
+        """Deal the next hand on the machine (no machine: shuffled here, as the page's deal does).
+        ``dealer`` may name the first hand's dealer; later ones rotate."""
         if self.dealer is None:
-            return _then(self.runtime.deal(None, None, None), lambda r: r.state)
-        return self.runtime._run(self._start_deal)
+            return _then(self.runtime.deal(None, None, dealer), lambda r: r.state)
+        return self.runtime._run(lambda: self._start_deal(dealer))
 
-    def _start_deal(self) -> dict[str, Any]:
+    def _start_deal(self, chosen: int | None) -> dict[str, Any]:
         """On the controller's thread: the plan for the next hand, then the machine deals it."""
         assert self.dealer is not None
         self.runtime._check_open()
@@ -131,7 +134,11 @@ class LiveTable:
         if match.standing.over:
             raise TableRefusal("the match is over: start a new one")
         next_dealer = match.next_dealer()
-        dealer = next_dealer if next_dealer is not None else 0
+        if next_dealer is not None and chosen is not None and chosen != next_dealer:
+            raise BadCommand(f"seat {next_dealer} deals next, in turn: not seat {chosen}")
+        if chosen is not None and not 0 <= chosen < match.players:
+            raise BadCommand(f"the dealer must be a seat from 0 to {match.players - 1}, not {chosen}")
+        dealer = next_dealer if next_dealer is not None else (chosen or 0)
         shape = match.game.deal_shape(match.players, match.options, dealer)
         plan = DealPlan(
             pack=tuple(c.index for c in match.game.pack),

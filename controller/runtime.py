@@ -83,6 +83,9 @@ class Runtime:
         self._mark = self._hand_mark()
         self._applied = False
         self._started = False
+        # Set by the live table when a dealing machine is attached: a deal without cards is then
+        # dealt by the machine (the future resolves once it has started, with the public state).
+        self.machine_deal: Callable[[int | None], Future[dict[str, Any]]] | None = None
         controller.subscribers.append(self._on_update)
 
     @classmethod

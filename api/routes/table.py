@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import JSONResponse
 
 from api.auth import require_control, require_reader
 from api.routes import done, runtime_of
@@ -57,12 +58,18 @@ async def _event(request: Request, event: dict[str, Any]) -> ActionResponse:
     return await _answer(await done(runtime_of(request).submit(event)))
 
 
-@router.post("/deals", dependencies=control)
-async def deal(request: Request, body: DealBody) -> ActionResponse:
-    """A deal: the cards as the machine (or a file) dealt them, or, with no cards, shuffled here."""
+@router.post("/deals", dependencies=control, response_model=None)
+async def deal(request: Request, body: DealBody) -> ActionResponse | JSONResponse:
+    """A deal: the cards as entered (a predetermined deal), or, with no cards, dealt by the
+    dealing machine (202: it has started; its progress follows on the WebSocket) or, with no
+    machine, shuffled here."""
     if body.hands is None and body.rest is not None:
         raise HTTPException(status_code=422, detail="'rest' without 'hands': give both, or neither to shuffle")
-    result = await done(runtime_of(request).deal(body.hands, body.rest, body.dealer))
+    runtime = runtime_of(request)
+    if body.hands is None and runtime.machine_deal is not None:
+        state = await done(runtime.machine_deal(body.dealer))
+        return JSONResponse(status_code=202, content={"accepted": True, "dealing": True, "state": state})
+    result = await done(runtime.deal(body.hands, body.rest, body.dealer))
     return await _answer(result)
 
 

@@ -49,9 +49,9 @@ export function renderControls(state, say) {
     const row = el("div", "row");
     row.append(el("label", "", "Dealer "), dealer);
     row.append(
-      button("Deal (shuffled here)", () => send("/api/deals", dealer.value === "" ? {} : { dealer: Number(dealer.value) })),
+      button("Deal", () => send("/api/deals", dealer.value === "" ? {} : { dealer: Number(dealer.value) })),
     );
-    box.append(el("p", "muted", "The machine deals; without one, deal here."), row);
+    box.append(el("p", "muted", "The dealing machine deals (its progress shows above); without one, the cards are shuffled here."), row);
   }
 
   if (legal) {

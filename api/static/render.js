@@ -20,8 +20,11 @@ export function render(state) {
   $("title").textContent = state.game ? gameTitle(state.game) + (hand ? ` · hand ${hand.number}` : "") : "Croupier";
   $("standing").textContent = state.match?.over ? `Match over: ${winnerText(state)} won` : "";
   const paused = $("paused");
-  paused.hidden = !state.paused;
-  paused.textContent = state.paused ? `Table paused: ${state.paused}` : "";
+  const waits = (state.holds ?? []).map((h) => h.message);
+  const pausedText = state.paused ? `Table paused: ${state.paused}` : waits.length ? `Table waiting: ${waits.join("; ")}` : "";
+  paused.hidden = !pausedText;
+  paused.textContent = pausedText;
+  renderDevices(state);
   renderTable(state);
   renderContract(state);
   renderAuction(state);
@@ -31,6 +34,24 @@ export function render(state) {
   renderResult(state);
   renderRecord(state);
   renderHistory(state);
+}
+
+/** What the machine and the camera are doing, in words: dealing progress, a fault and its remedy,
+ * a void deal naming the cards, a card the camera saw that the seat does not hold, "gather the trick". */
+function renderDevices(state) {
+  const box = $("devices");
+  const lines = [];
+  const dealer = state.devices?.dealer;
+  if (dealer?.state === "dealing") lines.push(`Dealing: ${dealer.dealt} of ${dealer.total} cards`);
+  else if (dealer && dealer.state !== "done") lines.push(`Dealing machine: ${dealer.message}`);
+  const camera = state.devices?.camera;
+  if (camera?.message) lines.push(`Camera: ${camera.message}`);
+  const hand = state.hand;
+  if (camera?.trick_on_mat && hand && hand.trick.length === 0 && hand.tricks.length > 0 && !hand.record) {
+    lines.push("Gather the trick: the next lead waits until the mat is clear");
+  }
+  box.hidden = lines.length === 0;
+  box.replaceChildren(...lines.map((line) => el("p", "", line)));
 }
 
 function players(state) {
