@@ -151,6 +151,53 @@ def bench_dealer(
     console.print(table)
 
 
+@bench_app.command("table")
+def bench_table(
+    clients: Annotated[list[int] | None, typer.Option(help="WebSocket clients per run (default: 1 and 50).")] = None,
+    cards: Annotated[int, typer.Option(min=2, help="Cards played per run.")] = 12,
+    seed: Annotated[int, typer.Option(help="Seed of the simulated table.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Card-to-page latency (a card still on the mat to its message on the WebSocket) and the
+    table's CPU share, with the whole table simulated in real time."""
+    from rich.table import Table
+
+    from benchmarks.table import run_table
+
+    counts = clients or [1, 50]
+    if any(not 1 <= n <= 500 for n in counts):
+        fail("--clients must be between 1 and 500")
+    runs = []
+    for n in counts:
+        with (
+            console.status(f"playing {cards} cards in real time with {n} page(s) open...", spinner="dots")
+            if not as_json
+            else nullcontext()
+        ):
+            runs.append(run_table(n, cards, seed))
+    if as_json:
+        sys.stdout.write(json.dumps([{"latency": lat.to_json(), "cpu": cpu.to_json()} for lat, cpu in runs]) + "\n")
+        return
+    table = Table(title="Card on the mat -> its message on the page's WebSocket (real time, camera at 10 fps)")
+    for column in ("clients", "cards", "messages", "median ms", "p95 ms", "max ms", "frame interval ms"):
+        table.add_column(column, justify="right")
+    for lat, _ in runs:
+        table.add_row(
+            str(lat.clients), str(lat.cards), str(lat.messages), f"{lat.median_ms:.0f}", f"{lat.p95_ms:.0f}",
+            f"{lat.max_ms:.0f}", f"{lat.frame_interval_ms:.0f}",
+        )  # fmt: skip
+    console.print(table)
+    table = Table(title="The table's CPU while it plays in real time (the simulator's own work taken out)")
+    for column in ("clients", "wall s", "table CPU s", "of one core", "of a 4-core Pi", "simulator CPU s"):
+        table.add_column(column, justify="right")
+    for lat, cpu in runs:
+        table.add_row(
+            str(lat.clients), f"{cpu.wall_s:.0f}", f"{cpu.table_cpu_s:.1f}", f"{cpu.table_share_of_one_core:.0%}",
+            f"{cpu.table_share_of_a_pi:.0%}", f"{cpu.simulator_cpu_s:.1f}",
+        )  # fmt: skip
+    console.print(table)
+
+
 def _compare_with_rlcard(figures: list[Any]) -> None:
     """RLCard's bridge random playouts in this process, and each game's speed relative to it."""
     from benchmarks.rlcard_bridge import rlcard_bridge_figures

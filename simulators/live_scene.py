@@ -19,6 +19,7 @@ import logging
 import random
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -97,14 +98,16 @@ class TableScene:
 
     # --- the people's hands (table time comes from the clock) ------------------------------
 
-    def put_down(self, seat: int, card: Card) -> None:
-        """A hand brings ``card`` from the seat's edge into its zone, a little crooked."""
+    def put_down(self, seat: int, card: Card) -> float:
+        """A hand brings ``card`` from the seat's edge into its zone, a little crooked; returns the
+        table time at which it lies in place."""
         x0, y0, x1, y1 = self._zones[seat].box_mm
         target = ((x0 + x1) / 2 + self.rng.uniform(-10, 10), (y0 + y1) / 2 + self.rng.uniform(-8, 8))
         placed = PlacedCard(card, target, self.rng.uniform(-12, 12))
         with self._lock:
             now = self.clock.now()
             self._lying.append(_Lying(seat, placed, self._edge(seat), now + MOVE_S))
+            return now + MOVE_S
 
     def take_back(self, seat: int) -> None:
         """The seat's player picks up the card lying in its zone (the referee refused it)."""
@@ -185,6 +188,8 @@ class SceneCamera:
         self._blind = threading.Event()  # set: the camera delivers nothing (a test of a dead camera)
         self._closed = False
         self._last_scene: Scene | None = None
+        self.render_cpu_s = 0.0  # CPU time spent drawing frames: the simulator's, not the table's
+        self.delivered: deque[tuple[float, float]] = deque(maxlen=20_000)  # (table time, wall time) per frame
         self._last_frame = np.zeros((1, 1, 3), np.uint8)
 
     def read(self) -> np.ndarray | None:
@@ -201,9 +206,12 @@ class SceneCamera:
         t = clock.tick()
         scene = self.scene.scene_at(t)
         if scene != self._last_scene:  # nothing moved: the same picture (rendering is the sim's cost)
+            started = time.thread_time()
             self._last_frame, _truth = render(self.scene.view, scene, seed=self.seed * 100_003 + self.frames)
             self._last_scene = scene
+            self.render_cpu_s += time.thread_time() - started
         self.frames += 1
+        self.delivered.append((t, time.monotonic()))
         return self._last_frame.copy()
 
     def go_blind(self) -> None:

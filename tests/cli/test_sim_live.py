@@ -30,3 +30,14 @@ def test_sim_refuses_a_port_that_is_taken_in_one_line():
         done = run_croupier("sim", "--headless", "--hands", "1", "--port", port)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "cannot serve the page" in done.stderr
+
+
+def test_bench_table_reports_latency_and_cpu_per_client_count():
+    done = run_croupier("bench", "table", "--clients", "3", "--cards", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    [run] = json.loads(done.stdout)
+    latency, cpu = run["latency"], run["cpu"]
+    assert latency["clients"] == 3 and latency["cards"] >= 3
+    assert latency["messages"] >= 3 * 3  # every client heard every play
+    assert 0 < latency["median_ms"] <= latency["p95_ms"] <= latency["max_ms"]
+    assert cpu["table_cpu_s"] > 0 and cpu["simulator_cpu_s"] > 0 and "table-controller" in cpu["threads"]
