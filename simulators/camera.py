@@ -222,7 +222,7 @@ def _apply_light(frame: np.ndarray, scene: Scene, seed: int) -> np.ndarray:
         frame = cv2.GaussianBlur(frame, (0, 0), scene.blur_sigma)
     if scene.noise_sigma:
         noise = np.empty(frame.shape, np.float32)
-        cv2.setRNGSeed(seed)  # cv2.randn is ten times faster than numpy's normal here
+        cv2.setRNGSeed(seed % 0x7FFFFFFF)  # a C int; cv2.randn is ten times faster than numpy's normal here
         cv2.randn(noise, 0.0, scene.noise_sigma)
         frame += noise
     return np.clip(frame, 0, 255).astype(np.uint8)
