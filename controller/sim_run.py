@@ -81,7 +81,7 @@ class _Narrator:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.last_status: dict[str, Any] = {}
+        self.last_holds: list[str] = []
 
     def tell(self, message: dict[str, Any]) -> None:
         state = message.get("state", {})
@@ -100,8 +100,13 @@ class _Narrator:
         hand = state.get("hand") or {}
         if kind == "play" and hand.get("record") is not None:
             self.console.print(f"  hand over: {hand.get('contract')} {hand.get('result')}, score {hand.get('score')}")
-        for hold in state.get("holds", []):
-            self.console.print(f"  table waits: {hold['message']}", style="yellow")
+        holds = [h["message"] for h in state.get("holds", [])]
+        if holds != self.last_holds:
+            for message in holds:
+                self.console.print(f"  table waits: {message}", style="yellow")
+            if self.last_holds and not holds:
+                self.console.print("  the table goes on", style="green")
+            self.last_holds = holds
 
 
 def _free_port(host: str) -> int:
