@@ -1,7 +1,10 @@
-"""A simulated table: it shuffles and deals, and simulated players call and play.
+"""The engine-only simulated table (``croupier sim --engine-only``): it shuffles and deals, and
+simulated players call and play directly on the engine, for quick runs of many hands.
 
-This first version has no hardware: the deal comes from a seeded shuffle and the players
-act directly on the engine. Everything that happens is reported to an observer, so the
+The live simulated table, with the dealing machine on a pty, the camera's frames and the people
+at the mat, is ``controller/sim_table.py`` with ``simulators/people.py`` and
+``simulators/live_scene.py``. Here, the deal comes from a seeded shuffle and the players act
+directly on the engine. Everything that happens is reported to an observer, so the
 command line can show the match as it is played, and the match's table log replays to the
 same result.
 """
