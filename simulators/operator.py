@@ -20,6 +20,7 @@ from simulators.camera import Arm, CameraView, PlacedCard, Scene, render
 from simulators.scenes import tilted_view
 from vision.mat import MatLayout
 
+_NOISE_FIELDS = 5
 LIE_FRAMES = 6  # frames a card lies still before the operator takes it back: more than the enrolment needs
 
 
@@ -49,6 +50,7 @@ class SimulatedOperator:
         self._queue: deque[tuple[Scene, int]] = deque()  # scenes still to show, each for so many frames
         self._empty = self._clean(self._look)
         self.shown: list[Card] = []  # what it actually showed, for tests
+        self._noise_fields: list[tuple[np.ndarray, np.ndarray]] = []
 
     @classmethod
     def on_mat(
@@ -80,7 +82,7 @@ class SimulatedOperator:
         angle = float(rng.uniform(-15, 15))
         near_edge = np.array([centre[0], self.mat.height_mm + 40.0])  # brought from the operator's side
         out = []
-        for t in (0.45, 0.85):  # in the hand, on the way in: the hand covers part of it
+        for t in (0.7,):  # in the hand, on the way in: the hand covers part of it
             at = near_edge + (centre - near_edge) * t
             held = PlacedCard(card, (float(at[0]), float(at[1])), angle + 12 * (1 - t))
             out.append((replace(self._look, cards=(held,), arms=(self._arm(at),)), 1))
@@ -123,11 +125,20 @@ class SimulatedOperator:
         return self._cache[1]
 
     def _noisy(self, clean: np.ndarray) -> np.ndarray:
+        """The sensor's noise, different in consecutive frames: a few fields drawn once and taken
+        in turn (drawing a fresh 1280x720 field per frame costs more than finding the cards)."""
         if not self._noise:
             return clean.copy()
-        noise = np.empty(clean.shape, np.float32)
-        cv2.randn(noise, 0.0, self._noise)
-        return np.clip(clean + noise, 0, 255).astype(np.uint8)
+        if not self._noise_fields:
+            for _ in range(_NOISE_FIELDS):
+                noise = np.empty(clean.shape, np.float32)
+                cv2.randn(noise, 0.0, self._noise)
+                noise = np.round(noise)
+                self._noise_fields.append(
+                    (np.clip(noise, 0, 255).astype(np.uint8), np.clip(-noise, 0, 255).astype(np.uint8))
+                )
+        up, down = self._noise_fields[self._frames % _NOISE_FIELDS]
+        return cv2.subtract(cv2.add(clean, up), down)  # saturating, like the clip of a real sensor
 
     def close(self) -> None:
         self._queue.clear()

@@ -143,10 +143,12 @@ def _aligned(target: np.ndarray, moving: np.ndarray) -> np.ndarray:
 def differing_pixels(a: np.ndarray, b: np.ndarray) -> int:
     """How many pixels of two upright faces differ in ink beyond what a 2-pixel misalignment
     explains, in blobs (not thin lines); the smaller count of the two ways up, since a warp does
-    not know which end of a card is up. Two photos of one card differ by a few; 7H and 7S by the
-    suit of every pip (their colour, and the shapes), far more."""
-    da = _darkness(a)
-    db_upright = _darkness(b)
+    not know which end of a card is up. Two photos of one card differ by a few; 8H and 8S by the
+    colour of every pip, far more."""
+    return _differing(_darkness(a), _darkness(b))
+
+
+def _differing(da: np.ndarray, db_upright: np.ndarray) -> int:
     best = None
     for other in (db_upright, db_upright[::-1, ::-1]):
         db = _aligned(da, other)
@@ -170,11 +172,12 @@ def _tellable(a: Card, b: Card) -> bool:
     return a.rank != b.rank or (a.suit in red) != (b.suit in red)
 
 
-def most_alike(face: np.ndarray, asked: Card, faces: dict[Card, np.ndarray]) -> Card | None:
-    """The card captured before that ``face``, shown for ``asked``, is a picture of, or None.
-    Only cards that can be told from ``asked`` are considered: a refusal must never be wrong,
-    since the operator could not get past it."""
-    scored = [(differing_pixels(face, other), card) for card, other in faces.items() if _tellable(card, asked)]
+def most_alike(face: np.ndarray, asked: Card, inks: dict[Card, np.ndarray]) -> Card | None:
+    """The card captured before (``inks``: their :func:`_darkness`) that ``face``, shown for
+    ``asked``, is a picture of, or None. Only cards that can be told from ``asked`` are
+    considered: a refusal must never be wrong, since the operator could not get past it."""
+    ink = _darkness(face)
+    scored = [(_differing(ink, other), card) for card, other in inks.items() if _tellable(card, asked)]
     close = [(n, card) for n, card in scored if n < _SAME_CARD_MAX_PIXELS]
     return min(close)[1] if close else None
 
@@ -218,6 +221,8 @@ class Enrolment:
     ) -> None:
         self.deck = deck
         self.faces: dict[Card, np.ndarray] = dict(known or {})
+        # Each face's ink is worked out once: every later capture is compared with all of them.
+        self._inks = {card: _darkness(face) for card, face in self.faces.items()}
         pack = list(dict.fromkeys(cards))
         self.total = len(pack)
         self.todo = [c for c in pack if c not in self.faces]
@@ -285,7 +290,7 @@ class Enrolment:
     def _take(self, face: np.ndarray) -> Event:
         card = self.todo[0]
         self._phase, self._run, self._last = _Phase.CLEARING, 0, None
-        twin = most_alike(face, card, self.faces)
+        twin = most_alike(face, card, self._inks)
         if twin is not None:
             log.info("refused a capture for %s: it looks like %s", card, twin)
             return Refused(card, twin)
@@ -293,6 +298,7 @@ class Enrolment:
         path = self.deck / f"{card}.png"
         _write_face(path, face)
         self.faces[card] = face
+        self._inks[card] = _darkness(face)
         self.todo.pop(0)
         return Captured(card, self.done, self.total, path)
 
