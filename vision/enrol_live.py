@@ -9,7 +9,11 @@ captured, the way :func:`vision.enrol.enrol_folder` writes them, so an interrupt
 loses nothing and :func:`vision.enrol.load_deck` reads the folder back.
 
 Only pixels come in: the machine never knows what the camera (or a simulated operator) meant to
-show, and nothing here identifies a card by reading it, since the deck is not known yet.
+show, and nothing here identifies a card by reading it, since the deck is not known yet. So the
+only wrong card it can catch is one shown before (compared pixel by pixel with every capture),
+and only when the two differ in rank or colour: the clubs and spades of one rank differ in fewer
+pixels than two photos of one card in some designs (the project's own), and a refusal that is
+wrong would leave the operator stuck.
 """
 
 from __future__ import annotations
@@ -198,10 +202,15 @@ def _same_place(a: CardQuad, b: CardQuad, tolerance_px: float) -> bool:
 def _write_face(path: Path, face: np.ndarray) -> None:
     """Write to a temporary name and rename: a Ctrl-C mid-write never leaves half a face behind
     for ``--resume`` to trust."""
-    part = path.with_name(path.stem + ".part.png")
-    if not cv2.imwrite(str(part), face):
-        raise EnrolError(f"{path}: cannot be written")
-    os.replace(part, path)
+    ok, png = cv2.imencode(".png", face)
+    part = path.with_name(path.name + ".part")  # not *.png: load_deck must never see it
+    try:
+        if not ok:
+            raise OSError("PNG encoding failed")
+        part.write_bytes(png.tobytes())
+        os.replace(part, path)
+    except OSError as exc:
+        raise EnrolError(f"{path}: cannot be written ({exc})") from exc
 
 
 class Enrolment:
