@@ -30,8 +30,8 @@ import numpy as np
 
 from engine.cards import FIFTY_SIX_48, POLEY_22, STANDARD_52, WITH_JOKERS_54, Card, Suit
 from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, CardQuad, find_cards, warp_card
-from vision.enrol import EnrolError
-from vision.sources import FrameSource
+from vision.enrol import EnrolError, load_deck
+from vision.sources import FrameSource, SourceError
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +61,6 @@ def pack_cards(name: str) -> tuple[Card, ...]:
 
 def saved_faces(deck: Path) -> dict[Card, np.ndarray]:
     """The faces already in a deck folder (empty if there is none yet): what ``--resume`` keeps."""
-    from vision.enrol import load_deck
-
     if not deck.is_dir() or not any(deck.glob("*.png")):
         return {}
     return dict(load_deck(deck))
@@ -124,7 +122,7 @@ class _Phase(Enum):
 _SHIFT = 8  # canonical pixels: two warps of one card differ by a pixel or two, a tilt by more
 _TOLERANCE = np.ones((5, 5), np.uint8)
 _DIFFERENT_INK = 0.25  # darkness difference that no neighbouring pixel explains
-_SAME_CARD_MAX_PIXELS = 30  # fewer differing pixels than this: the same card (see differing_pixels)
+_SAME_CARD_MAX_PIXELS = 100  # two photos of one card: up to ~55 measured; different cards: 200+
 
 
 def _darkness(face: np.ndarray) -> np.ndarray:
@@ -246,11 +244,6 @@ class Enrolment:
     def done(self) -> int:
         return self.total - len(self.todo)
 
-    @property
-    def asking(self) -> Card | None:
-        """The card being waited for (None before the first prompt and at the end)."""
-        return self.todo[0] if self._phase is _Phase.WAITING else None
-
     def feed(self, frame: np.ndarray, now: float) -> Event | None:
         """One frame, seen at ``now`` (seconds, any monotonic clock): what changed, if anything."""
         if self._phase is _Phase.DONE:
@@ -317,13 +310,11 @@ def run_enrolment(
 ) -> None:
     """Feed the source's frames to the enrolment until it has every card; ``tell`` hears every
     event (the terminal, and a simulated operator, read the prompts there)."""
-    from vision.sources import SourceError
-
     frames = 0
     while True:
         frame = source.read()
         if frame is None:
-            raise SourceError(f"the camera stopped delivering frames (after {frames})")
+            raise SourceError(f"the camera stopped delivering frames (after {frames} frames)")
         frames += 1
         event = enrolment.feed(frame, clock())
         if event is not None:
