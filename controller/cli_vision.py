@@ -226,7 +226,10 @@ def _enrol_live(
     try:
         run_enrolment(camera, enrolment, _teller(camera), time.monotonic)
     except KeyboardInterrupt:
-        console.print(f"\nStopped. {_kept(enrolment)}; to continue, run the same command with --resume.")
+        # soft_wrap: a path broken across lines could not be copied back into the command.
+        console.print(
+            f"\nStopped. {_kept(enrolment)}; to continue, run the same command with --resume.", soft_wrap=True
+        )
         raise typer.Exit(130) from None
     except (SourceError, EnrolError) as exc:
         fail(f"{exc}. {_kept(enrolment)}; to continue, run the same command with --resume", code=1)

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import itertools
 import re
+import signal
+import subprocess
+import sys
 
 import cv2
 import numpy as np
@@ -169,3 +172,23 @@ def test_croupier_vision_enroll_from_the_simulated_operator_then_scan_a_real_des
     assert done.returncode == 0, done.stderr
     listed = re.findall(r"\b([2-9TJQKA][CDHS])\s+\(", done.stdout)
     assert listed and set(listed) <= {"QH", "9S"}, done.stdout  # read, and never read wrong
+
+
+def test_ctrl_c_keeps_the_cards_captured_and_says_how_to_continue(tmp_path):
+    deck = tmp_path / "deck"
+    command = [sys.executable, "-m", "controller", "vision", "enroll", "--source", "sim", "--out", str(deck)]
+    child = subprocess.Popen(
+        [*command, "--pack", "poley-22"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        for line in child.stdout:
+            if "got AC" in line:
+                child.send_signal(signal.SIGINT)  # as Ctrl-C in the terminal does
+                break
+        out, _ = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130
+    assert re.search(r"Stopped\. [12] of 22 cards are saved in \S+deck; to continue, .* --resume", out), out
+    assert "AC.png" in {p.name for p in deck.iterdir()}
