@@ -141,12 +141,43 @@ def _templates(deck: str) -> Any:
         fail(str(exc))
 
 
+PACK_NAMES = ("standard-52", "with-jokers-54", "poley-22", "fifty-six-48")
+
+
 @vision_app.command("enroll")
 def vision_enroll(
-    photos: Annotated[Path, typer.Argument(help="A folder of photos, one card each, named by code: QS.jpg, TH.png.")],
     out: Annotated[Path, typer.Option(help="The deck folder to write (use it as --deck FOLDER).")],
+    photos: Annotated[
+        Path | None, typer.Argument(help="A folder of photos, one card each, named by code: QS.jpg, TH.png.")
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(help="Enrol live, card by card: picamera2, uvc:N, file:VIDEO, folder:IMAGES or sim."),
+    ] = None,
+    pack: Annotated[str, typer.Option(help="Which cards to ask for (with --source): " + ", ".join(PACK_NAMES))] = (
+        "standard-52"
+    ),
+    resume: Annotated[bool, typer.Option(help="Keep the cards already in --out and ask only for the rest.")] = False,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds to wait for each card before giving up.")] = 120,
+    seats: Annotated[int, typer.Option(help="Seats on the mat (for sim): 4 or 6.")] = 4,
+    size: Annotated[str, typer.Option(help="The mat's sheet (for sim): a2 or a3.")] = "a2",
+    sim_deck: Annotated[
+        str, typer.Option(help="The design the simulated operator shows: project or one of `vision scan`'s designs.")
+    ] = "project",
+    only: Annotated[str | None, typer.Option(hidden=True, help="Tests: only these codes of the pack.")] = None,
 ) -> None:
-    """Teach the reader a deck's own indices from one photo of each card."""
+    """Teach the reader a deck's own indices: from one photo of each card, or (--source) by showing
+    each card to the camera in turn."""
+    if (photos is None) == (source is None):
+        fail("give either a folder of PHOTOS or --source CAMERA (not both)")
+    if photos is not None:
+        _enrol_photos(photos, out)
+    else:
+        assert source is not None
+        _enrol_live(source, out, pack, resume, timeout, seats, size, sim_deck, only)
+
+
+def _enrol_photos(photos: Path, out: Path) -> None:
     from vision.enrol import EnrolError, enrol_folder
 
     try:
@@ -154,3 +185,113 @@ def vision_enroll(
     except EnrolError as exc:
         fail(str(exc))
     console.print(f"{len(enrolled)} cards enrolled into {out}: use --deck {out}", highlight=False)
+
+
+def _enrol_live(
+    spec: str,
+    out: Path,
+    pack: str,
+    resume: bool,
+    timeout: float,
+    seats: int,
+    size: str,
+    sim_deck: str,
+    only: str | None,
+) -> None:
+    """The guided enrolment: the terminal side (prompts, progress, Ctrl-C); the logic is in
+    ``vision.enrol_live``."""
+    import time
+
+    from vision.enrol import EnrolError
+    from vision.enrol_live import Enrolment, pack_cards, run_enrolment, saved_faces
+    from vision.mat import MatError, MatLayout
+    from vision.sources import SourceError
+
+    try:
+        cards = _chosen(pack_cards(pack), only)
+        known = saved_faces(out)
+        layout = MatLayout.create(seats, size.lower())
+    except (EnrolError, MatError) as exc:
+        fail(str(exc))
+    if known and not resume:
+        fail(f"{out} already holds {len(known)} cards: add --resume to continue it, or choose another --out")
+    enrolment = Enrolment(cards, out, known, timeout_s=timeout)
+    if enrolment.done:
+        console.print(f"{enrolment.done} of {enrolment.total} cards already in {out}: asking for the rest.")
+    try:
+        camera = _open_enrol_camera(spec, layout, sim_deck)
+    except SourceError as exc:
+        fail(str(exc))
+    console.print("Clear the mat: the first card will be asked for once no card is in view.")
+    try:
+        run_enrolment(camera, enrolment, _teller(camera), time.monotonic)
+    except KeyboardInterrupt:
+        # soft_wrap: a path broken across lines could not be copied back into the command.
+        console.print(
+            f"\nStopped. {_kept(enrolment)}; to continue, run the same command with --resume.", soft_wrap=True
+        )
+        raise typer.Exit(130) from None
+    except (SourceError, EnrolError) as exc:
+        fail(f"{exc}. {_kept(enrolment)}; to continue, run the same command with --resume", code=1)
+    finally:
+        camera.close()
+
+
+def _chosen(cards: tuple[Any, ...], only: str | None) -> list[Any]:
+    """The pack, or (a hidden test hook) the part of it named in ``only``."""
+    if only is None:
+        return list(cards)
+    from vision.enrol import EnrolError
+
+    wanted = set(only.upper().split())
+    chosen = [c for c in cards if str(c) in wanted]
+    if len(chosen) != len(wanted):
+        raise EnrolError(f"--only {only!r}: not all of these are cards of the pack")
+    return chosen
+
+
+def _kept(enrolment: Any) -> str:
+    return f"{enrolment.done} of {enrolment.total} cards are saved in {enrolment.deck}"
+
+
+def _teller(camera: Any) -> Any:
+    """What the terminal shows for each event; a simulated operator is told the prompts too,
+    the way a person reads them off the screen."""
+    from vision.enrol_live import Captured, Finished, Prompt, Refused
+
+    def tell(event: Any) -> None:
+        if isinstance(event, Prompt):
+            card = event.card
+            console.print(
+                f"[bold][{event.number}/{event.total}][/bold] Show {card.name()} ({card}) face up, alone, "
+                "in the middle of the mat"
+            )
+            if hasattr(camera, "ask"):
+                camera.ask(card)
+        elif isinstance(event, Captured):
+            console.print(f"  [green]got {event.card}[/green]: take it away", highlight=False)
+        elif isinstance(event, Refused):
+            console.print(f"  [red]{event.message}[/red] (take it away first)", highlight=False)
+        elif isinstance(event, Finished):
+            console.print(f"{event.total} cards enrolled into {event.deck}: use --deck {event.deck}", highlight=False)
+
+    return tell
+
+
+def _open_enrol_camera(spec: str, layout: Any, sim_deck: str) -> Any:
+    """A frame source; ``sim`` is a simulated operator showing the cards asked for on this mat."""
+    from vision.sources import SourceError, open_source
+
+    if spec != "sim":
+        return open_source(spec)
+    from simulators.operator import SimulatedOperator
+    from vision.decks import DECKS, DeckError, deck_faces
+
+    if sim_deck == "project":
+        return SimulatedOperator.on_mat(layout)
+    if sim_deck not in DECKS:
+        raise SourceError(f"unknown --sim-deck {sim_deck!r} (use project, {', '.join(DECKS)})")
+    try:
+        return SimulatedOperator.on_mat(layout, deck=dict(deck_faces(sim_deck)))
+    except DeckError as exc:
+        raise SourceError(str(exc)) from exc

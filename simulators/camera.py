@@ -250,8 +250,15 @@ def _truths(view: CameraView, scene: Scene, labels: np.ndarray, areas: list[int]
     return out
 
 
-def render(view: CameraView, scene: Scene, seed: int = 0) -> tuple[np.ndarray, list[CardTruth]]:
-    """One frame of ``scene`` seen through ``view`` (BGR uint8), and the truth about its cards."""
+_last_backdrop: list[tuple[CameraView, np.ndarray]] = []
+
+
+def _backdrop(view: CameraView) -> np.ndarray:
+    """The table with the mat on it, before cards and light (float32). The last view's is kept:
+    a sequence of frames from one camera (a trick, an enrolment) shares it, and the full-frame
+    warp of the mat is most of an empty frame's cost."""
+    if _last_backdrop and _last_backdrop[0][0] is view:
+        return _last_backdrop[0][1]
     w, h = view.size
     frame = _table_texture(view.table, w, h).astype(np.float32)
     if view.mat is not None:
@@ -260,6 +267,15 @@ def render(view: CameraView, scene: Scene, seed: int = 0) -> tuple[np.ndarray, l
         to_frame = view.table_to_frame @ px_to_mm
         alpha = _warp(np.full(sheet.shape[:2], 255, np.uint8), to_frame, view.size).astype(np.float32) / 255
         _composite(frame, _warp(sheet, to_frame, view.size, cv2.INTER_AREA).astype(np.float32), alpha)
+    frame.setflags(write=False)
+    _last_backdrop[:] = [(view, frame)]
+    return frame
+
+
+def render(view: CameraView, scene: Scene, seed: int = 0) -> tuple[np.ndarray, list[CardTruth]]:
+    """One frame of ``scene`` seen through ``view`` (BGR uint8), and the truth about its cards."""
+    w, h = view.size
+    frame = _backdrop(view).copy()
     labels = np.zeros((h, w), np.int32)
     areas = []
     for i, placed in enumerate(scene.cards):

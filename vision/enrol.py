@@ -3,8 +3,8 @@
 A photo named by the card's code (``QS.jpg``, ``TH.png``, ``BJ.png``) shows that card alone, face
 up, anywhere in the frame; the card is found, warped upright and kept as that deck's face. The
 faces of a deck are a folder of ``CODE.png`` files, which :func:`load_deck` reads back for
-:meth:`vision.classify.IndexTemplates.from_faces`. (The guided version, card by card from the
-live camera, is not written yet: this is its file-based half.)
+:meth:`vision.classify.IndexTemplates.from_faces`. The guided version, card by card from the
+live camera, is :mod:`vision.enrol_live`; it writes the same folders.
 """
 
 from __future__ import annotations
