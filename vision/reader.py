@@ -1,0 +1,256 @@
+"""Reading a warped card with no knowledge of its deck: the out-of-the-box reader.
+
+The index is found, not assumed: in the top-left corner of the canonical card, the ink blobs
+(connected components of the darkness) nearest the corner are the rank (with its neighbour on the
+same line: the two digits of a 10), and the nearest blob under it is the suit. Each is classified
+by the deck-independent glyph models of :mod:`vision.glyphs`; the ink's colour (red or black)
+restricts the suit to two. The far corner, turned upright, must agree, and the body must not look
+like another rank (a single large pip, a picture, or a count of pips: A/4, 6/8/9). Whatever is
+weak or contradictory is ``card=None``: a wrong card is a false accusation at the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.cards import BIG_JOKER, LITTLE_JOKER, Card, Suit
+from vision.classify import CardRead, body_reading
+from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W
+from vision.glyphs import RANKS, STAR, GlyphMatch, GlyphModel, glyph_model
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1
+
+# Where an index can lie: this share of the card's width and height from a corner.
+_REGION = (0.36, 0.56)
+_MIN_CONTRAST = 70  # darkness above the paper's that the darkest ink must reach
+_MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of the table
+# Glyph match thresholds: correlation with the nearest synthetic example, and lead over the
+# nearest example of another label.
+_RANK_SCORE, _RANK_SURE = 0.6, 0.9
+_SUIT_SCORE, _SUIT_SURE = 0.7, 0.9
+_LONE_SCORE = 0.75  # a card read from one corner only must match this well
+ACCEPT = 0.5
+_RED, _BLACK = 0.5, 0.2  # redness over darkness of the ink: above is red, below is black
+
+
+@dataclass(frozen=True, slots=True)
+class CornerRead:
+    """One corner's index: labels, match scores, colour, and how far right the index reaches."""
+
+    rank: str
+    suit: str
+    score: float  # the weaker of the rank's and the suit's match scores
+    confidence: float
+    red: bool | None
+    right: int  # the index's right edge, canonical pixels (the body lies beyond)
+
+    @property
+    def identity(self) -> tuple[str, str, bool | None]:
+        return (self.rank, self.suit, self.red)
+
+
+_NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
+
+
+class GenericReader:
+    """Reads cards of any ordinary French-suited deck (A K Q J 10 9 ... 2 indices)."""
+
+    def __init__(self, models: dict[str, GlyphModel] | None = None) -> None:
+        self.models = models if models is not None else glyph_model()
+
+    def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead:
+        """Read a canonical upright card (BGR, as :func:`vision.detect.warp_card` gives it)."""
+        top = self.read_corner(card)
+        bottom = self.read_corner(cv2.flip(card, -1))  # the far corner, turned upright
+        corners = [c for c in (top, bottom) if c.rank]
+        if not corners:
+            return CardRead(None, 0.0, "no readable index")
+        if len({c.identity for c in corners}) > 1:
+            return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
+        first = corners[0]
+        if len(corners) == 2:
+            confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
+        elif first.score < _LONE_SCORE:
+            return CardRead(None, 0.0, f"one corner only, and not a close match: {first.rank}{first.suit}")
+        else:
+            confidence = 0.8 * first.confidence
+        identity = _identity(first)
+        if identity is None:
+            return CardRead(None, 0.0, f"not a card: {first.rank}{first.suit}")
+        if body_visible:
+            seen = body_reading(_darkness(card), _body_box(max(c.right for c in corners)))
+            if _body_contradicts(identity, seen):
+                return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+        if confidence < ACCEPT:
+            return CardRead(None, confidence, f"unsure: {identity}")
+        return CardRead(identity, float(confidence), "")
+
+    def read_corner(self, card: np.ndarray) -> CornerRead:
+        """The top-left index of a canonical card: rank, suit and colour, or ``_NOTHING``."""
+        p = CANONICAL_PAD
+        x1, y1 = p + round(_REGION[0] * CANONICAL_W), p + round(_REGION[1] * CANONICAL_H)
+        patch = card[p + 1 : y1, p + 1 : x1]  # inside the card: the margin shows the table
+        glyphs = _index_glyphs(patch)
+        if glyphs is None:
+            return _NOTHING
+        rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
+        suit_ink = _glyph(dark, labels, suit_box, (suit_id,))
+        red = _colour(patch, labels, (*rank_ids, suit_id), paper)
+        if red is None:
+            return _NOTHING
+        rank = self._rank(dark, labels, rank_box, rank_ids)
+        suit = self.models["suit"].match(suit_ink, frozenset({"H", "D", STAR} if red else {"S", "C", STAR}))
+        if rank.label in ("J", "JK"):
+            # A joker's index: "JK" over a star, or "JOKER" set downwards (J over O).
+            letter = self.models["rank"].match(suit_ink, frozenset({"O"}))
+            if letter.score > suit.score:
+                return _corner(GlyphMatch("JK", rank.score, rank.probability), letter, red, rank_box, suit_box)
+        if rank.label == "O" or (suit.label == STAR) != (rank.label == "JK"):
+            return _NOTHING  # half a joker's index is no card
+        return _corner(rank, suit, red, rank_box, suit_box)
+
+    def _rank(self, dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> GlyphMatch:
+        """The rank glyph's label. Two blobs side by side are most often a 10 (typefaces draw
+        its 1 in many ways, a bar, a flag, a serif): a thin upright bar and a round 0 read as
+        10 on their own; otherwise the pair is read as one glyph."""
+        whole = self.models["rank"].match(_glyph(dark, labels, box, ids))
+        if len(ids) != 2:
+            return whole
+        left, right = sorted(ids, key=lambda i: int(np.nonzero(labels == i)[1].min()))
+        ys, xs = np.nonzero(labels == left)
+        thin = (xs.max() - xs.min() + 1) < 0.45 * (ys.max() - ys.min() + 1)
+        zero = self.models["rank"].match(_glyph(dark, labels, _box_of(labels, right), (right,)), frozenset({"O"}))
+        if whole.label != "10" and thin and zero.score >= _RANK_SCORE:
+            return GlyphMatch("10", zero.score, 1.0)
+        return whole
+
+
+def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> CornerRead:
+    """A corner's read with its confidence: each glyph close to its label's examples, and the
+    label clearly preferred over the others."""
+    if rank.score < _RANK_SCORE or suit.score < _SUIT_SCORE:
+        return _NOTHING
+    if rank.probability < _RANK_SURE or suit.probability < _SUIT_SURE:
+        return _NOTHING
+    closeness = min(rank.score - _RANK_SCORE, suit.score - _SUIT_SCORE) / 0.2
+    sureness = (min(rank.probability, suit.probability) - 0.8) / 0.2
+    confidence = float(np.clip(0.5 + 0.5 * min(closeness, sureness), 0, 1))
+    right = CANONICAL_PAD + 1 + max(a[2], b[2])
+    suit_label = STAR if rank.label == "JK" else suit.label
+    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right)
+
+
+def _box_of(labels: np.ndarray, i: int) -> Box:
+    ys, xs = np.nonzero(labels == i)
+    return (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+
+
+def _darkness(image: np.ndarray) -> np.ndarray:
+    b, g, r = cv2.split(image)
+    return 255 - cv2.min(cv2.min(b, g), r)
+
+
+def _index_glyphs(patch: np.ndarray):
+    """The rank's and the suit's boxes in a corner patch, with the component labels they are
+    made of, the paper-relative darkness, and the paper's colour; None when there is no index."""
+    paper = np.median(patch.reshape(-1, 3)[::7], axis=0)
+    dark = _darkness(patch).astype(np.int16) - int(255 - paper.min())
+    top = int(dark.max())
+    if top < _MIN_CONTRAST:
+        return None
+    ink = (dark > max(35, top // 2)).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h, w = ink.shape
+    blobs = []
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+        # Not glyphs: specks, the table past the card's edge or rounded corner, a picture's frame
+        # or a pip running out of the corner.
+        if not touches and bh >= _MIN_GLYPH_H and area >= 12 and bh < 0.5 * h:
+            blobs.append((i, (x, y, x + bw, y + bh)))
+    if len(blobs) < 2:
+        return None
+    seed_id, rank_box = min(blobs, key=lambda b: b[1][0] + b[1][1])
+    rank_ids = [seed_id]
+    height = rank_box[3] - rank_box[1]
+    for i, b in sorted(blobs, key=lambda b: b[1][0]):
+        overlap = min(b[3], rank_box[3]) - max(b[1], rank_box[1])
+        beside = b[0] >= rank_box[2] - 1 and b[0] - rank_box[2] < 0.5 * height
+        alike = 0.7 * height < b[3] - b[1] < 1.4 * height  # not a picture's frame beside a J
+        if i != seed_id and beside and alike and overlap > 0.6 * min(height, b[3] - b[1]):
+            rank_box = (rank_box[0], min(rank_box[1], b[1]), max(rank_box[2], b[2]), max(rank_box[3], b[3]))
+            rank_ids.append(i)
+    height = rank_box[3] - rank_box[1]
+    below = [
+        (i, b)
+        for i, b in blobs
+        if b[1] >= rank_box[3] - 1
+        and b[1] - rank_box[3] < 1.2 * height
+        and min(b[2], rank_box[2]) - max(b[0], rank_box[0]) > 0.3 * min(b[2] - b[0], rank_box[2] - rank_box[0])
+    ]
+    if not below:
+        return None
+    suit_id, suit_box = min(below, key=lambda b: b[1][1])
+    return rank_box, suit_box, labels, tuple(rank_ids), suit_id, dark, paper
+
+
+def _glyph(dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> np.ndarray:
+    """A glyph's darkness within its box, other blobs' ink (a neighbour's corner) blanked out."""
+    x0, y0, x1, y1 = box
+    own = np.isin(labels[y0:y1, x0:x1], ids).astype(np.uint8)
+    # The blob's soft edge lies just outside its thresholded pixels: keep a pixel around it.
+    own = cv2.dilate(own, np.ones((3, 3), np.uint8))
+    return np.clip(dark[y0:y1, x0:x1], 0, 255).astype(np.uint8) * own
+
+
+def _colour(patch: np.ndarray, labels: np.ndarray, ids: tuple[int, ...], paper: np.ndarray) -> bool | None:
+    """Red ink (True), black (False), or None when it cannot be told: judged relative to the
+    paper's own colour, so a warm light does not redden black ink."""
+    ink = np.isin(labels, ids)
+    if np.count_nonzero(ink) < 10:
+        return None
+    px = patch[ink].astype(np.float32) / np.maximum(paper.astype(np.float32), 30)
+    strength = float(np.mean(1 - px.min(axis=1)))  # how far the ink is from the paper
+    if strength < 0.25:
+        return None  # ink washed out by glare: pale red and grey look alike
+    # Red ink keeps the paper's red and loses the rest: its redness is about its strength.
+    share = float(np.mean(px[:, 2] - (px[:, 0] + px[:, 1]) / 2)) / strength
+    if share > _RED:
+        return True
+    return False if share < _BLACK else None
+
+
+def _identity(corner: CornerRead) -> Card | None:
+    if corner.rank == "JK":
+        return Card(BIG_JOKER if corner.red else LITTLE_JOKER)
+    rank = "T" if corner.rank == "10" else corner.rank
+    card = Card.from_str(rank + corner.suit)
+    if corner.red != (card.suit in (Suit.HEARTS, Suit.DIAMONDS)):
+        return None
+    return card
+
+
+def _body_box(index_right: int) -> Box:
+    """The card's middle, between the index columns on either side."""
+    p = CANONICAL_PAD
+    right = min(index_right + 2, p + CANONICAL_W // 3)
+    return (right, p + round(0.05 * CANONICAL_H), CANONICAL_W + 2 * p - right, p + round(0.95 * CANONICAL_H))
+
+
+_NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
+
+
+def _body_contradicts(card: Card, seen: str) -> bool:
+    """True when the body shows another rank: one large pip (an ace), a picture (J Q K, joker),
+    or a count of pips from 2 to 10 that is not this card's. A body that says nothing clear (no
+    pips, one small one, a count past ten) contradicts nothing."""
+    if card.is_joker or str(card)[0] in "JQK":
+        return seen in {str(n) for n in range(2, 11)}  # a picture may well be one large blob
+    if str(card)[0] == "A":
+        return seen in {str(n) for n in range(2, 11)}  # an ornate ace may look like a picture
+    count = 10 if str(card)[0] == "T" else int(str(card)[0])
+    return seen in ("ace", "picture") or (seen in {str(n) for n in range(2, 11)} and int(seen) != count)
