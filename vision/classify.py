@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -51,6 +52,12 @@ class CardRead:
     card: Card | None
     confidence: float
     detail: str = ""
+
+
+class CardReader(Protocol):
+    """Anything that reads a canonical warped card: a deck's templates, or the generic reader."""
+
+    def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +102,10 @@ class IndexTemplates:
         body_box = _body_box(index_box)
         bodies = {card: body_reading(dark, body_box) for card, dark in darks}
         return cls(ranks, suits, _window(rank_boxes), _window(suit_boxes), likeness, index_box, body_box, bodies)
+
+    def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead:
+        """Read a canonical card with these templates (see :func:`read_card`)."""
+        return read_card(card, self, body_visible)
 
 
 def _body_box(index_box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
