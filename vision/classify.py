@@ -285,9 +285,16 @@ def body_reading(dark: np.ndarray, box: Box) -> str:
     x0, y0, x1, y1 = box
     body = (dark[y0:y1, x0:x1] > 2 * _INK).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(body)
-    bh, bw = body.shape
-    big = [s for s in stats[1:n] if s[cv2.CC_STAT_AREA] >= 0.003 * body.size]
-    if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * body.size and _solidity(big[0]) > 0.35:
+    return reading_of_blobs(stats[1:n], body.shape)
+
+
+def reading_of_blobs(stats: np.ndarray, shape: tuple[int, ...]) -> str:
+    """:func:`body_reading` from the body's ink blobs (connected-component stats, background
+    left out) and the body's shape: shared with the generic reader, which keeps the blobs."""
+    bh, bw = shape[:2]
+    size = bh * bw
+    big = [s for s in stats if s[cv2.CC_STAT_AREA] >= 0.003 * size]
+    if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * size and _solidity(big[0]) > 0.35:
         return "ace"  # one large solid pip
     # A pip spans a fifth of the body at most; a picture's frame or figure much more.
     if any(s[cv2.CC_STAT_WIDTH] > 0.45 * bw or s[cv2.CC_STAT_HEIGHT] > 0.45 * bh for s in big):

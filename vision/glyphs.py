@@ -21,7 +21,7 @@ import logging
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -37,7 +37,7 @@ RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 JOKER_LETTERS = ("JK", "O")
 SUITS = ("S", "C", "H", "D")
 STAR = "*"
-_VERSION = 2  # bump when the examples or the vector change: the cache is keyed by it
+_VERSION = 4  # bump when the examples or the vector change: the cache is keyed by it
 _TOP_K = 5  # examples averaged per label
 _ASPECT_WEIGHT = 0.6  # how much a difference of log(width/height) costs against a correlation
 
@@ -81,11 +81,31 @@ def glyph_vector(dark: np.ndarray) -> tuple[np.ndarray, float]:
     return (v / norm if norm > 0 else v).astype(np.float32), float(np.log(w / max(h, 1)))
 
 
+_BINS = 8  # edge directions, modulo 180 degrees
+
+
+def glyph_gradients(dark: np.ndarray) -> np.ndarray:
+    """Histograms of the glyph's edge directions in a 4 x 4 grid of cells (a small HOG, 128
+    values, unit length): how its strokes run, which varies less between typefaces than where
+    exactly its ink lies."""
+    img = cv2.resize(dark.astype(np.float32), (24, 32), interpolation=cv2.INTER_AREA)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude, angle = cv2.cartToPolar(gx, gy)
+    bins = (np.floor(angle * (_BINS / np.pi)).astype(np.int32)) % _BINS
+    channels = np.zeros((32, 24, _BINS), np.float32)
+    np.put_along_axis(channels, bins[..., None], magnitude[..., None], axis=2)
+    cells = cv2.resize(channels, (4, 4), interpolation=cv2.INTER_AREA).ravel()
+    norm = float(np.linalg.norm(cells))
+    return cells / norm if norm > 0 else cells
+
+
 @dataclass(frozen=True, slots=True)
 class GlyphMatch:
     label: str
     score: float  # correlation with the label's nearest examples (less the proportions' penalty)
     probability: float  # the discriminative model's belief in the label, among the labels allowed
+    distribution: dict[str, float] = field(default_factory=dict)  # every allowed label's probability
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +125,7 @@ class GlyphModel:
     def match(self, dark: np.ndarray, allowed: frozenset[str] | None = None) -> GlyphMatch:
         """The best label for a glyph crop, optionally among ``allowed`` labels only."""
         v, aspect = glyph_vector(dark)
-        logits = _features(v[None], np.array([aspect], np.float32)) @ self.weights
+        logits = _features(v[None], glyph_gradients(dark)[None], np.array([aspect], np.float32)) @ self.weights
         keep = np.array([allowed is None or n in allowed for n in self.names])
         logits = np.where(keep, logits[0], -np.inf)
         p = np.exp(logits - logits.max())
@@ -115,13 +135,16 @@ class GlyphModel:
         scores = self.vectors[start:end] @ v - _ASPECT_WEIGHT * np.abs(self.aspects[start:end] - aspect)
         # The mean of the label's few best examples: one odd example must not decide alone.
         score = float(np.partition(scores, -_TOP_K)[-_TOP_K:].mean())
-        return GlyphMatch(self.names[best], score, float(p[best]))
+        distribution = {n: float(q) for n, q, k in zip(self.names, p, keep, strict=True) if k}
+        return GlyphMatch(self.names[best], score, float(p[best]), distribution)
 
 
-def _features(vectors: np.ndarray, aspects: np.ndarray) -> np.ndarray:
-    """Softmax inputs: the shape (scaled to unit-ish entries), the proportions, and a bias."""
+def _features(vectors: np.ndarray, gradients: np.ndarray, aspects: np.ndarray) -> np.ndarray:
+    """Softmax inputs: the shape (scaled to unit-ish entries), the edge directions, the
+    proportions, and a bias."""
     n = len(vectors)
-    return np.hstack([vectors * 10, aspects.reshape(n, 1), np.ones((n, 1), np.float32)]).astype(np.float32)
+    parts = [vectors * 10, gradients * 3, aspects.reshape(n, 1), np.ones((n, 1), np.float32)]
+    return np.hstack(parts).astype(np.float32)
 
 
 def _train_softmax(x: np.ndarray, y: np.ndarray, classes: int, steps: int = 300) -> np.ndarray:
@@ -246,7 +269,7 @@ def _drawn_suit(suit: str, rng: np.random.Generator) -> np.ndarray:
         low = u(0.05, 0.2)
         disc(-spread, low, r)
         disc(spread, low, r)
-        disc(0, low - 0.05, r * 0.6)  # the lobes' meeting point is filled in real clubs
+        disc(0, low - 0.05, r * u(0.0, 0.6))  # some clubs fill where the lobes meet
         stem = u(0.15, 0.35)
         poly([(0, -0.1), (-stem, 1.0), (stem, 1.0)])
     else:
@@ -323,18 +346,21 @@ def build_models(variants: int = 6, seed: int = 0) -> dict[str, GlyphModel]:
     """The rank and suit models from synthetic examples, ``variants`` degradations of each."""
     rng = np.random.default_rng(seed + 1)
     models = {}
-    for kind, by_label in _examples(per_glyph=12, seed=seed).items():
+    for kind, by_label in _examples(per_glyph=30, seed=seed).items():
         names = tuple(by_label)
-        vectors, aspects, labels = [], [], []
+        vectors, gradients, aspects, labels = [], [], [], []
         for i, name in enumerate(names):
             for glyph in by_label[name]:
                 for _ in range(variants):
-                    v, a = glyph_vector(_degraded(glyph, rng))
+                    seen = _degraded(glyph, rng)
+                    v, a = glyph_vector(seen)
                     vectors.append(v)
+                    gradients.append(glyph_gradients(seen))
                     aspects.append(a)
                     labels.append(i)
         x, a, y = np.array(vectors, np.float32), np.array(aspects, np.float32), np.array(labels, np.int32)
-        models[kind] = GlyphModel(x, a, y, names, _train_softmax(_features(x, a), y, len(names)))
+        weights = _train_softmax(_features(x, np.array(gradients, np.float32), a), y, len(names))
+        models[kind] = GlyphModel(x, a, y, names, weights)
     return models
 
 

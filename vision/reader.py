@@ -11,13 +11,13 @@ weak or contradictory is ``card=None``: a wrong card is a false accusation at th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from engine.cards import BIG_JOKER, LITTLE_JOKER, Card, Suit
-from vision.classify import CardRead, body_reading
+from vision.classify import CardRead, reading_of_blobs
 from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W
 from vision.glyphs import RANKS, STAR, GlyphMatch, GlyphModel, glyph_model
 
@@ -30,9 +30,15 @@ _MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of th
 # Glyph match thresholds: correlation with the nearest synthetic example, and lead over the
 # nearest example of another label.
 _RANK_SCORE, _RANK_SURE = 0.6, 0.9
-_SUIT_SCORE, _SUIT_SURE = 0.7, 0.9
+_SUIT_SCORE = 0.7
+# The suit's summed log-odds (both indices and a pip) must reach these. Blurred, a club's three
+# lobes merge into a spade's outline: a black suit must be surer. The two indices are one design
+# seen twice, not independent witnesses: hence sums well above one confident glance.
+_RED_ODDS, _BLACK_ODDS = 4.5, 6.5
+_SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
 _LONE_SCORE = 0.75  # a card read from one corner only must match this well
 ACCEPT = 0.5
+_BODY_INK = 60  # as vision.classify judges a body's ink (darkness over 2 x this)
 _RED, _BLACK = 0.5, 0.2  # redness over darkness of the ink: above is red, below is black
 
 
@@ -46,6 +52,7 @@ class CornerRead:
     confidence: float
     red: bool | None
     right: int  # the index's right edge, canonical pixels (the body lies beyond)
+    suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
 
     @property
     def identity(self) -> tuple[str, str, bool | None]:
@@ -68,9 +75,10 @@ class GenericReader:
         corners = [c for c in (top, bottom) if c.rank]
         if not corners:
             return CardRead(None, 0.0, "no readable index")
-        if len({c.identity for c in corners}) > 1:
+        if len({(c.rank, c.red) for c in corners}) > 1:
             return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
-        first = corners[0]
+        # The suit the indices lean to together (they may split a club and a spade when blurred).
+        first = max(corners, key=lambda c: sum(c.suit_odds if o.suit == c.suit else -o.suit_odds for o in corners))
         if len(corners) == 2:
             confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
         elif first.score < _LONE_SCORE:
@@ -80,10 +88,28 @@ class GenericReader:
         identity = _identity(first)
         if identity is None:
             return CardRead(None, 0.0, f"not a card: {first.rank}{first.suit}")
+        number = not identity.is_joker and str(identity)[0] not in "JQK"
+        pip: float | None = None  # the top pip's log-odds for the index's suit
         if body_visible:
-            seen = body_reading(_darkness(card), _body_box(max(c.right for c in corners)))
+            x0, y0, x1, y1 = _body_box(max(c.right for c in corners))
+            # At half size: pips are large, and counting them costs a quarter.
+            body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+            n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
+            seen = reading_of_blobs(stats[1:n], body.shape)
             if _body_contradicts(identity, seen):
                 return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+            pip = self._pip_odds(body, labels, stats, identity) if number else None
+        if len(corners) == 1 and (pip is None if number else not body_visible):
+            return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
+        if not identity.is_joker:
+            # The suit: the evidence of both indices and the top pip added up (log-odds); any one
+            # of them firmly for the other suit of the colour vetoes.
+            evidence = [c.suit_odds if c.suit == first.suit else -c.suit_odds for c in corners]
+            evidence += [pip] if pip is not None else []
+            if min(evidence) < -_SUIT_VETO:
+                return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
+            if sum(evidence) < (_RED_ODDS if first.red else _BLACK_ODDS):
+                return CardRead(None, 0.0, f"unsure of the suit: {identity}")
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
@@ -110,7 +136,25 @@ class GenericReader:
                 return _corner(GlyphMatch("JK", rank.score, rank.probability), letter, red, rank_box, suit_box)
         if rank.label == "O" or (suit.label == STAR) != (rank.label == "JK"):
             return _NOTHING  # half a joker's index is no card
-        return _corner(rank, suit, red, rank_box, suit_box)
+        if rank.label == "JK":
+            return _corner(rank, suit, red, rank_box, suit_box)
+        pair = {k: v for k, v in suit.distribution.items() if k != STAR}
+        odds = _log_odds(pair[suit.label] / max(sum(pair.values()), 1e-9))
+        return replace(_corner(rank, suit, red, rank_box, suit_box), suit_odds=odds)
+
+    def _pip_odds(self, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card) -> float | None:
+        """The body's top pip's log-odds for ``card``'s suit against the other of its colour, when
+        it looks like a suit at all (a pip is several times the size of the index's suit)."""
+        big = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.003 * body.size]
+        # The upper half's pips (and an ace's, a 3's, a 5's middle one) are upright; the others turned.
+        upright = [i for i in big if stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] / 2 < 0.55 * len(body)]
+        if not upright:
+            return None
+        top = min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP])
+        suit = str(card)[1]
+        pair = frozenset({"H", "D"} if suit in "HD" else {"S", "C"})
+        pip = self.models["suit"].match(_glyph(body, labels, _box_of(labels, top), (top,)), pair)
+        return _log_odds(pip.distribution[suit]) if pip.score >= _SUIT_SCORE else None
 
     def _rank(self, dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> GlyphMatch:
         """The rank glyph's label. Two blobs side by side are most often a 10 (typefaces draw
@@ -121,9 +165,9 @@ class GenericReader:
             return whole
         left, right = sorted(ids, key=lambda i: int(np.nonzero(labels == i)[1].min()))
         ys, xs = np.nonzero(labels == left)
-        thin = (xs.max() - xs.min() + 1) < 0.45 * (ys.max() - ys.min() + 1)
+        thin = (xs.max() - xs.min() + 1) < 0.6 * (ys.max() - ys.min() + 1)
         zero = self.models["rank"].match(_glyph(dark, labels, _box_of(labels, right), (right,)), frozenset({"O"}))
-        if whole.label != "10" and thin and zero.score >= _RANK_SCORE:
+        if thin and zero.score >= _RANK_SCORE:
             return GlyphMatch("10", zero.score, 1.0)
         return whole
 
@@ -133,14 +177,27 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
     label clearly preferred over the others."""
     if rank.score < _RANK_SCORE or suit.score < _SUIT_SCORE:
         return _NOTHING
-    if rank.probability < _RANK_SURE or suit.probability < _SUIT_SURE:
+    if rank.probability < _RANK_SURE:
         return _NOTHING
     closeness = min(rank.score - _RANK_SCORE, suit.score - _SUIT_SCORE) / 0.2
-    sureness = (min(rank.probability, suit.probability) - 0.8) / 0.2
+    sureness = (rank.probability - 0.8) / 0.2
     confidence = float(np.clip(0.5 + 0.5 * min(closeness, sureness), 0, 1))
     right = CANONICAL_PAD + 1 + max(a[2], b[2])
     suit_label = STAR if rank.label == "JK" else suit.label
     return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right)
+
+
+def _log_odds(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return float(np.log(p / (1 - p)))
+
+
+def _member(labels: np.ndarray, ids: tuple[int, ...]) -> np.ndarray:
+    """Pixels of any of a few blobs (np.isin is several times slower for one or two ids)."""
+    out = labels == ids[0]
+    for i in ids[1:]:
+        out |= labels == i
+    return out
 
 
 def _box_of(labels: np.ndarray, i: int) -> Box:
@@ -161,7 +218,11 @@ def _index_glyphs(patch: np.ndarray):
     top = int(dark.max())
     if top < _MIN_CONTRAST:
         return None
-    ink = (dark > max(35, top // 2)).astype(np.uint8)
+    # Each stroke against its own neighbourhood's darkest ink: a thin, blurred rank is grey where
+    # the suit under it is black, and one threshold for both would break the rank apart.
+    level = np.clip(dark, 0, 255).astype(np.uint8)
+    local = cv2.dilate(level, np.ones((9, 9), np.uint8))
+    ink = ((level > 35) & (level > local // 2)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     h, w = ink.shape
     blobs = []
@@ -201,7 +262,7 @@ def _index_glyphs(patch: np.ndarray):
 def _glyph(dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> np.ndarray:
     """A glyph's darkness within its box, other blobs' ink (a neighbour's corner) blanked out."""
     x0, y0, x1, y1 = box
-    own = np.isin(labels[y0:y1, x0:x1], ids).astype(np.uint8)
+    own = _member(labels[y0:y1, x0:x1], ids).astype(np.uint8)
     # The blob's soft edge lies just outside its thresholded pixels: keep a pixel around it.
     own = cv2.dilate(own, np.ones((3, 3), np.uint8))
     return np.clip(dark[y0:y1, x0:x1], 0, 255).astype(np.uint8) * own
@@ -210,7 +271,7 @@ def _glyph(dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...])
 def _colour(patch: np.ndarray, labels: np.ndarray, ids: tuple[int, ...], paper: np.ndarray) -> bool | None:
     """Red ink (True), black (False), or None when it cannot be told: judged relative to the
     paper's own colour, so a warm light does not redden black ink."""
-    ink = np.isin(labels, ids)
+    ink = _member(labels, ids)
     if np.count_nonzero(ink) < 10:
         return None
     px = patch[ink].astype(np.float32) / np.maximum(paper.astype(np.float32), 30)
