@@ -82,6 +82,7 @@ def glyph_vector(dark: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 _BINS = 8  # edge directions, modulo 180 degrees
+_CELL = ((np.arange(32)[:, None] // 8) * 4 + np.arange(24)[None, :] // 6) * _BINS  # each pixel's cell, times _BINS
 
 
 def glyph_gradients(dark: np.ndarray) -> np.ndarray:
@@ -92,10 +93,9 @@ def glyph_gradients(dark: np.ndarray) -> np.ndarray:
     gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
     magnitude, angle = cv2.cartToPolar(gx, gy)
-    bins = (np.floor(angle * (_BINS / np.pi)).astype(np.int32)) % _BINS
-    channels = np.zeros((32, 24, _BINS), np.float32)
-    np.put_along_axis(channels, bins[..., None], magnitude[..., None], axis=2)
-    cells = cv2.resize(channels, (4, 4), interpolation=cv2.INTER_AREA).ravel()
+    bins = (angle * (_BINS / np.pi)).astype(np.int32) % _BINS
+    # One weighted count over (cell, direction): a cell is 6 x 8 pixels of the 24 x 32 glyph.
+    cells = np.bincount((_CELL + bins).ravel(), weights=magnitude.ravel(), minlength=16 * _BINS).astype(np.float32)
     norm = float(np.linalg.norm(cells))
     return cells / norm if norm > 0 else cells
 
@@ -121,22 +121,40 @@ class GlyphModel:
     labels: np.ndarray  # n, index into names, non-decreasing
     names: tuple[str, ...]
     weights: np.ndarray  # (GLYPH_W * GLYPH_H + 2) x len(names)
+    spans: tuple[tuple[int, int], ...] = field(init=False)  # each label's rows
+
+    def __post_init__(self) -> None:
+        ends = np.searchsorted(self.labels, np.arange(len(self.names) + 1))
+        object.__setattr__(self, "spans", tuple((int(ends[i]), int(ends[i + 1])) for i in range(len(self.names))))
 
     def match(self, dark: np.ndarray, allowed: frozenset[str] | None = None) -> GlyphMatch:
         """The best label for a glyph crop, optionally among ``allowed`` labels only."""
         v, aspect = glyph_vector(dark)
-        logits = _features(v[None], glyph_gradients(dark)[None], np.array([aspect], np.float32)) @ self.weights
-        keep = np.array([allowed is None or n in allowed for n in self.names])
-        logits = np.where(keep, logits[0], -np.inf)
+        g = glyph_gradients(dark)
+        # The softmax's inputs are [10 v, 3 g, aspect, 1] (see _features), taken piecewise: this
+        # runs a few times per card, and small array calls cost more than their arithmetic.
+        n = len(v)
+        w = self.weights
+        logits = 10 * (v @ w[:n]) + 3 * (g @ w[n : n + len(g)]) + aspect * w[-2] + w[-1]
+        keep = self._allowed(allowed)
+        logits[~keep] = -np.inf
         p = np.exp(logits - logits.max())
         p /= p.sum()
         best = int(np.argmax(p))
-        start, end = np.searchsorted(self.labels, [best, best + 1])
+        start, end = self.spans[best]
         scores = self.vectors[start:end] @ v - _ASPECT_WEIGHT * np.abs(self.aspects[start:end] - aspect)
         # The mean of the label's few best examples: one odd example must not decide alone.
         score = float(np.partition(scores, -_TOP_K)[-_TOP_K:].mean())
-        distribution = {n: float(q) for n, q, k in zip(self.names, p, keep, strict=True) if k}
+        distribution = {self.names[i]: float(p[i]) for i in np.flatnonzero(keep)}
         return GlyphMatch(self.names[best], score, float(p[best]), distribution)
+
+    def _allowed(self, allowed: frozenset[str] | None) -> np.ndarray:
+        return _allowed_mask(self.names, allowed).copy()
+
+
+@cache
+def _allowed_mask(names: tuple[str, ...], allowed: frozenset[str] | None) -> np.ndarray:
+    return np.array([allowed is None or n in allowed for n in names])
 
 
 def _features(vectors: np.ndarray, gradients: np.ndarray, aspects: np.ndarray) -> np.ndarray:

@@ -71,7 +71,7 @@ class GenericReader:
     def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead:
         """Read a canonical upright card (BGR, as :func:`vision.detect.warp_card` gives it)."""
         top = self.read_corner(card)
-        bottom = self.read_corner(cv2.flip(card, -1))  # the far corner, turned upright
+        bottom = self.read_corner(card, far=True)
         corners = [c for c in (top, bottom) if c.rank]
         if not corners:
             return CardRead(None, 0.0, "no readable index")
@@ -114,17 +114,17 @@ class GenericReader:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
 
-    def read_corner(self, card: np.ndarray) -> CornerRead:
-        """The top-left index of a canonical card: rank, suit and colour, or ``_NOTHING``."""
-        p = CANONICAL_PAD
-        x1, y1 = p + round(_REGION[0] * CANONICAL_W), p + round(_REGION[1] * CANONICAL_H)
-        patch = card[p + 1 : y1, p + 1 : x1]  # inside the card: the margin shows the table
+    def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
+        """The top-left index of a canonical card (``far``: the bottom-right one, turned
+        upright): rank, suit and colour, or ``_NOTHING``."""
+        patch = _corner_patch(card, far)
         glyphs = _index_glyphs(patch)
         if glyphs is None:
             return _NOTHING
         rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
         suit_ink = _glyph(dark, labels, suit_box, (suit_id,))
-        red = _colour(patch, labels, (*rank_ids, suit_id), paper)
+        both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
+        red = _colour(patch, labels, (*rank_ids, suit_id), paper, both)
         if red is None:
             return _NOTHING
         rank = self._rank(dark, labels, rank_box, rank_ids)
@@ -210,10 +210,21 @@ def _darkness(image: np.ndarray) -> np.ndarray:
     return 255 - cv2.min(cv2.min(b, g), r)
 
 
+def _corner_patch(card: np.ndarray, far: bool) -> np.ndarray:
+    """Where an index can lie, inside the card (the margin shows the table), upright, and
+    contiguous (OpenCV copies a strided view on every call)."""
+    p = CANONICAL_PAD
+    w, h = round(_REGION[0] * CANONICAL_W), round(_REGION[1] * CANONICAL_H)
+    if not far:
+        return np.ascontiguousarray(card[p + 1 : p + 1 + h, p + 1 : p + 1 + w])
+    x1, y1 = card.shape[1] - p - 1, card.shape[0] - p - 1
+    return cv2.flip(card[y1 - h : y1, x1 - w : x1], -1)
+
+
 def _index_glyphs(patch: np.ndarray):
     """The rank's and the suit's boxes in a corner patch, with the component labels they are
     made of, the paper-relative darkness, and the paper's colour; None when there is no index."""
-    paper = np.median(patch.reshape(-1, 3)[::7], axis=0)
+    paper = np.median(patch.reshape(-1, 3)[::29], axis=0)  # a few hundred pixels judge the paper
     dark = _darkness(patch).astype(np.int16) - int(255 - paper.min())
     top = int(dark.max())
     if top < _MIN_CONTRAST:
@@ -268,9 +279,11 @@ def _glyph(dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...])
     return np.clip(dark[y0:y1, x0:x1], 0, 255).astype(np.uint8) * own
 
 
-def _colour(patch: np.ndarray, labels: np.ndarray, ids: tuple[int, ...], paper: np.ndarray) -> bool | None:
+def _colour(patch: np.ndarray, labels: np.ndarray, ids: tuple[int, ...], paper: np.ndarray, box: Box) -> bool | None:
     """Red ink (True), black (False), or None when it cannot be told: judged relative to the
-    paper's own colour, so a warm light does not redden black ink."""
+    paper's own colour, so a warm light does not redden black ink. Only ``box`` is looked at."""
+    x0, y0, x1, y1 = box
+    patch, labels = patch[y0:y1, x0:x1], labels[y0:y1, x0:x1]
     ink = _member(labels, ids)
     if np.count_nonzero(ink) < 10:
         return None
