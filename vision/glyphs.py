@@ -39,7 +39,9 @@ SUITS = ("S", "C", "H", "D")
 STAR = "*"
 _VERSION = 4  # bump when the examples or the vector change: the cache is keyed by it
 _TOP_K = 5  # examples averaged per label
-_ASPECT_WEIGHT = 0.6  # how much a difference of log(width/height) costs against a correlation
+# How much a difference of log(width/height) costs against a correlation: less for ranks, whose
+# two-character forms (10, JK) are set anywhere from wide to squeezed into one digit's width.
+_ASPECT_WEIGHTS = {"rank": 0.3, "suit": 0.6}
 
 # (family, weight, style): the system's text faces likely to resemble a card index.
 _FONTS = (
@@ -121,6 +123,7 @@ class GlyphModel:
     labels: np.ndarray  # n, index into names, non-decreasing
     names: tuple[str, ...]
     weights: np.ndarray  # (GLYPH_W * GLYPH_H + 2) x len(names)
+    aspect_weight: float = 0.6  # see _ASPECT_WEIGHTS
     spans: tuple[tuple[int, int], ...] = field(init=False)  # each label's rows
 
     def __post_init__(self) -> None:
@@ -142,7 +145,7 @@ class GlyphModel:
         p /= p.sum()
         best = int(np.argmax(p))
         start, end = self.spans[best]
-        scores = self.vectors[start:end] @ v - _ASPECT_WEIGHT * np.abs(self.aspects[start:end] - aspect)
+        scores = self.vectors[start:end] @ v - self.aspect_weight * np.abs(self.aspects[start:end] - aspect)
         # The mean of the label's few best examples: one odd example must not decide alone.
         score = float(np.partition(scores, -_TOP_K)[-_TOP_K:].mean())
         distribution = {self.names[i]: float(p[i]) for i in np.flatnonzero(keep)}
@@ -378,7 +381,7 @@ def build_models(variants: int = 6, seed: int = 0) -> dict[str, GlyphModel]:
                     labels.append(i)
         x, a, y = np.array(vectors, np.float32), np.array(aspects, np.float32), np.array(labels, np.int32)
         weights = _train_softmax(_features(x, np.array(gradients, np.float32), a), y, len(names))
-        models[kind] = GlyphModel(x, a, y, names, weights)
+        models[kind] = GlyphModel(x, a, y, names, weights, _ASPECT_WEIGHTS[kind])
     return models
 
 
@@ -401,6 +404,7 @@ def glyph_model() -> dict[str, GlyphModel]:
                         data[f"{kind}_labels"],
                         tuple(str(n) for n in data[f"{kind}_names"]),
                         data[f"{kind}_weights"],
+                        _ASPECT_WEIGHTS[kind],
                     )
                     for kind in ("rank", "suit")
                 }

@@ -37,6 +37,7 @@ _SUIT_SCORE = 0.7
 _RED_ODDS, _BLACK_ODDS = 4.5, 6.5
 _SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
 _LONE_SCORE = 0.75  # a card read from one corner only must match this well
+_SURE_ALONE = 0.9  # a lone corner's confidence (rank >= 0.76 close, 0.96 sure) that needs no other witness
 ACCEPT = 0.5
 _BODY_INK = 60  # as vision.classify judges a body's ink (darkness over 2 x this)
 _RED, _BLACK = 0.5, 0.2  # redness over darkness of the ink: above is red, below is black
@@ -99,7 +100,10 @@ class GenericReader:
             if _body_contradicts(identity, seen):
                 return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
             pip = self._pip_odds(body, labels, stats, identity) if number else None
-        if len(corners) == 1 and (pip is None if number else not body_visible):
+        # A lone index (the other one covered) needs a second witness, the top pip or a body
+        # seen to be a picture; or it must be a very close, clear read on its own.
+        unconfirmed = pip is None if number else not body_visible
+        if len(corners) == 1 and unconfirmed and first.confidence < _SURE_ALONE:
             return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
