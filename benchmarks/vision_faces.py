@@ -7,6 +7,7 @@ scored per card: precision (right identity over reported cards) and recall (over
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -116,3 +117,50 @@ def score_faces(
     for card, seen in seen_faces(faces, rounds, seed):
         score.add(card, read(seen))
     return score
+
+
+def reading_ms(read: Callable[[np.ndarray], CardRead], cards: list[np.ndarray], repeats: int = 5) -> float:
+    """Milliseconds of CPU per card read (best of ``repeats`` passes; single thread). CPU time,
+    not wall time: the machine is shared, and waiting for a core is not the reader's cost."""
+    cv2.setNumThreads(1)
+    read(cards[0])  # first-call allocations are not the steady state
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        for c in cards:
+            read(c)
+        best = min(best, (time.process_time() - start) / len(cards) * 1000)
+    return best
+
+
+def main(rounds: int = 5, seed: int = 0) -> None:
+    """Per design: precision, recall and confusions on single seen faces, for the generic reader
+    and for the design's own templates, and the reading time per card."""
+    from simulators.card_faces import all_faces
+    from vision.classify import IndexTemplates
+    from vision.decks import DECKS, deck_available, deck_faces
+    from vision.reader import GenericReader
+
+    generic = GenericReader()
+    for name in ("project", *DECKS):
+        if name != "project" and not deck_available(name):
+            continue
+        faces = all_faces() if name == "project" else deck_faces(name)
+        seen = list(seen_faces(faces, rounds, seed))
+        readers = {"generic": generic.read, "enrolled": IndexTemplates.from_faces(faces).read}
+        for label, read in readers.items():
+            score = FaceScore()
+            for truth, image in seen:
+                score.add(truth, read(image))
+            ms = reading_ms(read, [image for _, image in seen[:54]])
+            confusions = ", ".join(f"{t}->{r} x{n}" for (t, r), n in score.confusions.most_common(5)) or "-"
+            print(
+                f"{name:16} {label:8} cards {score.cards:4}  precision {score.precision:.4f}  recall {score.recall:.4f}"
+                f"  wrong {score.wrong:3}  unknown {score.unknown:3}  {ms:.2f} ms/card  {confusions}"
+            )
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
