@@ -91,6 +91,7 @@ class GenericReader:
             return CardRead(None, 0.0, f"not a card: {first.rank}{first.suit}")
         number = not identity.is_joker and str(identity)[0] not in "JQK"
         pip: float | None = None  # the top pip's log-odds for the index's suit
+        seen = ""  # what the body shows, when it is visible
         if body_visible:
             x0, y0, x1, y1 = _body_box(max(c.right for c in corners))
             # At half size: pips are large, and counting them costs a quarter.
@@ -100,11 +101,16 @@ class GenericReader:
             if _body_contradicts(identity, seen):
                 return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
             pip = self._pip_odds(body, labels, stats, identity) if number else None
-        # A lone index (the other one covered) needs a second witness, the top pip or a body
-        # seen to be a picture; or it must be a very close, clear read on its own.
-        unconfirmed = pip is None if number else not body_visible
-        if len(corners) == 1 and unconfirmed and first.confidence < _SURE_ALONE:
-            return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
+        # A lone index (the other one covered) needs the body as a second witness: an outline
+        # grown across two cards has one card's pips in its far corner, which can pass for an
+        # index. The witness: the top pip's suit, a picture for a court card, or, for a very
+        # close and clear read, a body that shows exactly this rank.
+        if len(corners) == 1:
+            if not body_visible:
+                return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
+            confirmed = pip is not None if number else seen == "picture"
+            if not confirmed and not (first.confidence >= _SURE_ALONE and seen == _expected_body(identity)):
+                return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
             # of them firmly for the other suit of the colour vetoes.
@@ -320,6 +326,14 @@ def _body_box(index_right: int) -> Box:
 
 
 _NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
+
+
+def _expected_body(card: Card) -> str:
+    """What :func:`vision.classify.reading_of_blobs` says of a plain body of this card."""
+    letter = str(card)[0]
+    if card.is_joker or letter in "JQK":
+        return "picture"
+    return "ace" if letter == "A" else str(10 if letter == "T" else int(letter))
 
 
 def _body_contradicts(card: Card, seen: str) -> bool:
