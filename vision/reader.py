@@ -103,13 +103,14 @@ class GenericReader:
             pip = self._pip_odds(body, labels, stats, identity) if number else None
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
-        # index. The witness: the top pip's suit, a picture for a court card, or, for a very
-        # close and clear read, a body that shows exactly this rank.
+        # index. The witness: for a number card the top pip's suit or, for a very close and
+        # clear read, a body that shows exactly this rank; for a court card a body that does
+        # not contradict it (a picture is often too pale to be seen as one).
         if len(corners) == 1:
             if not body_visible:
                 return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
-            confirmed = pip is not None if number else seen == "picture"
-            if not confirmed and not (first.confidence >= _SURE_ALONE and seen == _expected_body(identity)):
+            sure = first.confidence >= _SURE_ALONE and seen == _expected_body(identity)
+            if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
