@@ -35,6 +35,7 @@ _SUIT_SCORE = 0.7
 # lobes merge into a spade's outline: a black suit must be surer. The two indices are one design
 # seen twice, not independent witnesses: hence sums well above one confident glance.
 _RED_ODDS, _BLACK_ODDS = 4.5, 6.5
+_PIP_SURE = 3.0  # a pip's log-odds (p 0.95) for its suit, to stand as a witness on its own
 _SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
 _LONE_SCORE = 0.75  # a card read from one corner only must match this well
 _SURE_ALONE = 0.9  # a lone corner's confidence (rank >= 0.76 close, 0.96 sure) that needs no other witness
@@ -72,6 +73,9 @@ class GenericReader:
     def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead:
         """Read a canonical upright card (BGR, as :func:`vision.detect.warp_card` gives it)."""
         top = self.read_corner(card)
+        glance = self._at_a_glance(card, top) if body_visible else None
+        if glance is not None:
+            return glance
         bottom = self.read_corner(card, far=True)
         corners = [c for c in (top, bottom) if c.rank]
         if not corners:
@@ -93,14 +97,9 @@ class GenericReader:
         pip: float | None = None  # the top pip's log-odds for the index's suit
         seen = ""  # what the body shows, when it is visible
         if body_visible:
-            x0, y0, x1, y1 = _body_box(max(c.right for c in corners))
-            # At half size: pips are large, and counting them costs a quarter.
-            body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-            n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
-            seen = reading_of_blobs(stats[1:n], body.shape)
+            seen, pip = self._body(card, max(c.right for c in corners), identity)
             if _body_contradicts(identity, seen):
                 return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
-            pip = self._pip_odds(body, labels, stats, identity) if number else None
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
         # index. The witness: for a number card the top pip's suit or, for a very close and
@@ -124,6 +123,33 @@ class GenericReader:
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
+
+    def _at_a_glance(self, card: np.ndarray, top: CornerRead) -> CardRead | None:
+        """A number card read from its near index alone, when the body bears it out twice over:
+        exactly this many pips, and a top pip firmly of this suit. Most cards are number cards,
+        and this spares reading the far index; anything less goes the long way (None)."""
+        if not top.rank or top.confidence < _SURE_ALONE:
+            return None
+        identity = _identity(top)
+        if identity is None or identity.is_joker or str(identity)[0] in "JQK":
+            return None
+        seen, pip = self._body(card, top.right, identity)
+        if seen != _expected_body(identity) or pip is None or pip < _PIP_SURE:
+            return None
+        if top.suit_odds + pip < (_RED_ODDS if top.red else _BLACK_ODDS):
+            return None
+        return CardRead(identity, top.confidence, "")
+
+    def _body(self, card: np.ndarray, index_right: int, identity: Card) -> tuple[str, float | None]:
+        """What the body shows (see :func:`vision.classify.reading_of_blobs`) and, for a number
+        card, its top pip's log-odds for the card's suit."""
+        x0, y0, x1, y1 = _body_box(index_right)
+        # At half size: pips are large, and counting them costs a quarter.
+        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
+        seen = reading_of_blobs(stats[1:n], body.shape)
+        number = not identity.is_joker and str(identity)[0] not in "JQK"
+        return seen, self._pip_odds(body, labels, stats, identity) if number else None
 
     def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
         """The top-left index of a canonical card (``far``: the bottom-right one, turned
