@@ -40,6 +40,8 @@ _SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
 _LONE_SCORE = 0.75  # a card read from one corner only must match this well
 _SURE_ALONE = 0.9  # a lone corner's confidence (rank >= 0.76 close, 0.96 sure) that needs no other witness
 ACCEPT = 0.5
+_SQUARE_3 = np.ones((3, 3), np.uint8)
+_SQUARE_9 = np.ones((9, 9), np.uint8)
 _BODY_INK = 60  # as vision.classify judges a body's ink (darkness over 2 x this)
 _RED, _BLACK = 0.5, 0.2  # redness over darkness of the ink: above is red, below is black
 
@@ -262,14 +264,15 @@ def _index_glyphs(patch: np.ndarray):
     """The rank's and the suit's boxes in a corner patch, with the component labels they are
     made of, the paper-relative darkness, and the paper's colour; None when there is no index."""
     paper = np.median(patch.reshape(-1, 3)[::29], axis=0)  # a few hundred pixels judge the paper
-    dark = _darkness(patch).astype(np.int16) - int(255 - paper.min())
+    # Darkness above the paper's (saturating: brighter than the paper is none).
+    dark = cv2.subtract(_darkness(patch), int(255 - paper.min()))
     top = int(dark.max())
     if top < _MIN_CONTRAST:
         return None
     # Each stroke against its own neighbourhood's darkest ink: a thin, blurred rank is grey where
     # the suit under it is black, and one threshold for both would break the rank apart.
-    level = np.clip(dark, 0, 255).astype(np.uint8)
-    local = cv2.dilate(level, np.ones((9, 9), np.uint8))
+    level = dark
+    local = cv2.dilate(level, _SQUARE_9)
     ink = ((level > 35) & (level > local // 2)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     h, w = ink.shape
@@ -312,8 +315,8 @@ def _glyph(dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...])
     x0, y0, x1, y1 = box
     own = _member(labels[y0:y1, x0:x1], ids).astype(np.uint8)
     # The blob's soft edge lies just outside its thresholded pixels: keep a pixel around it.
-    own = cv2.dilate(own, np.ones((3, 3), np.uint8))
-    return np.clip(dark[y0:y1, x0:x1], 0, 255).astype(np.uint8) * own
+    own = cv2.dilate(own, _SQUARE_3)
+    return dark[y0:y1, x0:x1] * own
 
 
 def _colour(patch: np.ndarray, labels: np.ndarray, ids: tuple[int, ...], paper: np.ndarray, box: Box) -> bool | None:
@@ -321,15 +324,15 @@ def _colour(patch: np.ndarray, labels: np.ndarray, ids: tuple[int, ...], paper: 
     paper's own colour, so a warm light does not redden black ink. Only ``box`` is looked at."""
     x0, y0, x1, y1 = box
     patch, labels = patch[y0:y1, x0:x1], labels[y0:y1, x0:x1]
-    ink = _member(labels, ids)
-    if np.count_nonzero(ink) < 10:
+    ink = _member(labels, ids).astype(np.uint8)
+    if cv2.countNonZero(ink) < 10:
         return None
-    px = patch[ink].astype(np.float32) / np.maximum(paper.astype(np.float32), 30)
-    strength = float(np.mean(1 - px.min(axis=1)))  # how far the ink is from the paper
+    b, g, r = np.array(cv2.mean(patch, mask=ink)[:3]) / np.maximum(paper.astype(np.float64), 30)
+    strength = 1 - min(b, g, r)  # how far the ink is from the paper
     if strength < 0.25:
         return None  # ink washed out by glare: pale red and grey look alike
     # Red ink keeps the paper's red and loses the rest: its redness is about its strength.
-    share = float(np.mean(px[:, 2] - (px[:, 0] + px[:, 1]) / 2)) / strength
+    share = (r - (b + g) / 2) / strength
     if share > _RED:
         return True
     return False if share < _BLACK else None
