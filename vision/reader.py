@@ -4,9 +4,13 @@ The index is found, not assumed: in the top-left corner of the canonical card, t
 (connected components of the darkness) nearest the corner are the rank (with its neighbour on the
 same line: the two digits of a 10), and the nearest blob under it is the suit. Each is classified
 by the deck-independent glyph models of :mod:`vision.glyphs`; the ink's colour (red or black)
-restricts the suit to two. The far corner, turned upright, must agree, and the body must not look
-like another rank (a single large pip, a picture, or a count of pips: A/4, 6/8/9). Whatever is
-weak or contradictory is ``card=None``: a wrong card is a false accusation at the table.
+restricts the suit to two. The far corner, turned upright, must agree on rank and colour; the
+suit is decided by the evidence of both indices and the body's top pip added up (log-odds), since
+a blurred club looks like a spade. The body must not look like another rank (a single large pip,
+a picture, or a count of pips: A/4, 6/8/9). A number card whose near index is clear and whose
+body bears it out twice (its exact pip count, a top pip firmly of its suit) is read without the
+far index. Whatever is weak or contradictory is ``card=None``: a wrong card is a false
+accusation at the table.
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ Box = tuple[int, int, int, int]  # x0, y0, x1, y1
 _REGION = (0.36, 0.56)
 _MIN_CONTRAST = 70  # darkness above the paper's that the darkest ink must reach
 _MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of the table
-# Glyph match thresholds: correlation with the nearest synthetic example, and lead over the
-# nearest example of another label.
+# Glyph thresholds: correlation with the label's nearest synthetic examples (is it a glyph like
+# these at all), and the softmax's probability for the label (is it this rank rather than another).
 _RANK_SCORE, _RANK_SURE = 0.6, 0.9
 _SUIT_SCORE = 0.7
 # The suit's summed log-odds (both indices and a pip) must reach these. Blurred, a club's three
@@ -57,10 +61,6 @@ class CornerRead:
     red: bool | None
     right: int  # the index's right edge, canonical pixels (the body lies beyond)
     suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
-
-    @property
-    def identity(self) -> tuple[str, str, bool | None]:
-        return (self.rank, self.suit, self.red)
 
 
 _NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
@@ -260,7 +260,10 @@ def _corner_patch(card: np.ndarray, far: bool) -> np.ndarray:
     return cv2.flip(card[y1 - h : y1, x1 - w : x1], -1)
 
 
-def _index_glyphs(patch: np.ndarray):
+_Index = tuple[Box, Box, np.ndarray, tuple[int, ...], int, np.ndarray, np.ndarray]
+
+
+def _index_glyphs(patch: np.ndarray) -> _Index | None:
     """The rank's and the suit's boxes in a corner patch, with the component labels they are
     made of, the paper-relative darkness, and the paper's colour; None when there is no index."""
     paper = np.median(patch.reshape(-1, 3)[::29], axis=0)  # a few hundred pixels judge the paper
@@ -271,9 +274,8 @@ def _index_glyphs(patch: np.ndarray):
         return None
     # Each stroke against its own neighbourhood's darkest ink: a thin, blurred rank is grey where
     # the suit under it is black, and one threshold for both would break the rank apart.
-    level = dark
-    local = cv2.dilate(level, _SQUARE_9)
-    ink = ((level > 35) & (level > local // 2)).astype(np.uint8)
+    local = cv2.dilate(dark, _SQUARE_9)
+    ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     h, w = ink.shape
     blobs = []
