@@ -139,20 +139,18 @@ class GlyphModel:
         n = len(v)
         w = self.weights
         logits = 10 * (v @ w[:n]) + 3 * (g @ w[n : n + len(g)]) + aspect * w[-2] + w[-1]
-        keep = self._allowed(allowed)
-        logits[~keep] = -np.inf
+        if allowed is not None:
+            logits = np.where(_allowed_mask(self.names, allowed), logits, -np.inf)
         p = np.exp(logits - logits.max())
         p /= p.sum()
-        best = int(np.argmax(p))
+        best = int(p.argmax())
         start, end = self.spans[best]
         scores = self.vectors[start:end] @ v - self.aspect_weight * np.abs(self.aspects[start:end] - aspect)
         # The mean of the label's few best examples: one odd example must not decide alone.
         score = float(np.partition(scores, -_TOP_K)[-_TOP_K:].mean())
-        distribution = {self.names[i]: float(p[i]) for i in np.flatnonzero(keep)}
+        names = self.names if allowed is None else allowed
+        distribution = {name: float(p[self.names.index(name)]) for name in names if name in self.names}
         return GlyphMatch(self.names[best], score, float(p[best]), distribution)
-
-    def _allowed(self, allowed: frozenset[str] | None) -> np.ndarray:
-        return _allowed_mask(self.names, allowed).copy()
 
 
 @cache
