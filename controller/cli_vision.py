@@ -34,23 +34,24 @@ def vision_scan(
     images: Annotated[list[Path], typer.Argument(help="Photos or frames of cards on a table.")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per image.")] = False,
     deck: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="Whose indices: project, kde:standard, kde:nicu-white, aisleriot:anglo, or an enrolled deck's folder."
+            help="Read with one deck's own templates: project, kde:standard, kde:nicu-white, aisleriot:anglo, or an "
+            "enrolled deck's folder (default: the generic reader, any ordinary deck)."
         ),
-    ] = "project",
+    ] = None,
 ) -> None:
     """Find and read every face-up card in each image (coordinates in image pixels)."""
     import cv2
 
     from vision.scan import recognise
 
-    templates = _templates(deck)
+    reader = _reader(deck)
     for path in images:
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
         if frame is None:
             fail(f"cannot read {path}: {'not an image' if path.is_file() else 'no such file'}")
-        found = [r for r in recognise(frame, templates) if r.card is not None]
+        found = [r for r in recognise(frame, reader) if r.card is not None]
         if as_json:
             doc = {"image": str(path), "cards": [r.to_json() for r in found]}
             sys.stdout.write(json.dumps(doc) + "\n")
@@ -64,7 +65,7 @@ def vision_watch(
     source: Annotated[str, typer.Argument(help="picamera2, uvc:N, file:VIDEO, folder:IMAGES, or sim (a demo trick).")],
     seats: Annotated[int, typer.Option(help="Seats on the mat: 4 or 6.")] = 4,
     size: Annotated[str, typer.Option(help="The mat's sheet: a2 or a3.")] = "a2",
-    deck: Annotated[str, typer.Option(help="Whose indices to read (see `vision scan`).")] = "project",
+    deck: Annotated[str | None, typer.Option(help="One deck's own templates (see `vision scan`).")] = None,
     frames: Annotated[int | None, typer.Option(min=1, help="Stop after this many frames.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per event.")] = False,
 ) -> None:
@@ -78,7 +79,7 @@ def vision_watch(
         layout = MatLayout.create(seats, size.lower())
     except MatError as exc:
         fail(str(exc))
-    observer = Observer(layout, _templates(deck))
+    observer = Observer(layout, _reader(deck))
     tracker = Tracker([z.name for z in layout.zones if z.seat is not None])
     try:
         camera = _open_camera(source, layout)
@@ -122,8 +123,13 @@ def _open_camera(spec: str, layout: Any) -> Any:
     return SimulatedCamera(view, trick_scenes(rng, layout, played, look, still_frames=6, gathered_frames=8))
 
 
-def _templates(deck: str) -> Any:
-    """Index templates: the project's own faces, one of the Debian designs, or an enrolled deck's folder."""
+def _reader(deck: str | None) -> Any:
+    """The generic reader (no deck given), or index templates: the project's own faces, one of
+    the Debian designs, or an enrolled deck's folder."""
+    if deck is None:
+        from vision.reader import GenericReader
+
+        return GenericReader()
     from simulators.card_faces import all_faces
     from vision.classify import IndexTemplates, TemplateError
     from vision.decks import DECKS, DeckError, deck_faces

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -51,6 +52,12 @@ class CardRead:
     card: Card | None
     confidence: float
     detail: str = ""
+
+
+class CardReader(Protocol):
+    """Anything that reads a canonical warped card: a deck's templates, or the generic reader."""
+
+    def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +102,10 @@ class IndexTemplates:
         body_box = _body_box(index_box)
         bodies = {card: body_reading(dark, body_box) for card, dark in darks}
         return cls(ranks, suits, _window(rank_boxes), _window(suit_boxes), likeness, index_box, body_box, bodies)
+
+    def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead:
+        """Read a canonical card with these templates (see :func:`read_card`)."""
+        return read_card(card, self, body_visible)
 
 
 def _body_box(index_box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
@@ -274,9 +285,16 @@ def body_reading(dark: np.ndarray, box: Box) -> str:
     x0, y0, x1, y1 = box
     body = (dark[y0:y1, x0:x1] > 2 * _INK).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(body)
-    bh, bw = body.shape
-    big = [s for s in stats[1:n] if s[cv2.CC_STAT_AREA] >= 0.003 * body.size]
-    if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * body.size and _solidity(big[0]) > 0.35:
+    return reading_of_blobs(stats[1:n], body.shape)
+
+
+def reading_of_blobs(stats: np.ndarray, shape: tuple[int, ...]) -> str:
+    """:func:`body_reading` from the body's ink blobs (connected-component stats, background
+    left out) and the body's shape: shared with the generic reader, which keeps the blobs."""
+    bh, bw = shape[:2]
+    size = bh * bw
+    big = [s for s in stats if s[cv2.CC_STAT_AREA] >= 0.003 * size]
+    if len(big) == 1 and big[0][cv2.CC_STAT_AREA] > 0.03 * size and _solidity(big[0]) > 0.35:
         return "ace"  # one large solid pip
     # A pip spans a fifth of the body at most; a picture's frame or figure much more.
     if any(s[cv2.CC_STAT_WIDTH] > 0.45 * bw or s[cv2.CC_STAT_HEIGHT] > 0.45 * bh for s in big):

@@ -1,7 +1,8 @@
 """One image in, the cards recognised in it out: detection, warping and reading put together.
 
-Pure: a function of the frame, the deck's templates and (optionally) the card size in pixels
-that the mat's scale gives. Used by ``croupier vision scan`` and, frame by frame, by the tracker.
+Pure: a function of the frame, the reader (a deck's templates, or the generic reader) and
+(optionally) the card size in pixels that the mat's scale gives. Used by ``croupier vision scan``
+and, frame by frame, by the tracker.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.classify import IndexTemplates, read_card
+from vision.classify import CardReader
 from vision.detect import CardQuad, find_cards, warp_card
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ def _overlaps(quad: CardQuad, others: list[CardQuad]) -> bool:
 
 
 def recognise(
-    frame: np.ndarray, templates: IndexTemplates, card_size_px: tuple[float, float] | None = None
+    frame: np.ndarray, reader: CardReader, card_size_px: tuple[float, float] | None = None
 ) -> list[Recognition]:
     """Every card outline in ``frame`` with its read; unknown reads are kept (``card`` None)."""
     quads = find_cards(frame, card_size_px)
@@ -55,7 +56,7 @@ def recognise(
         # A card under or over another has their pips across its body: its own count is unknown.
         # (The check can only turn a read into "unknown", so it runs whenever it can.)
         body_visible = not _overlaps(quad, quads)
-        read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
+        read = reader.read(warp_card(frame, quad), body_visible=body_visible)
         if read.card is None:
             log.debug("card at %s not read: %s", quad.centre, read.detail)
         found.append(Recognition(read.card, read.confidence, quad.corners, quad.centre))

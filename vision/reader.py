@@ -1,0 +1,380 @@
+"""Reading a warped card with no knowledge of its deck: the out-of-the-box reader.
+
+The index is found, not assumed: in the top-left corner of the canonical card, the ink blobs
+(connected components of the darkness) nearest the corner are the rank (with its neighbour on the
+same line: the two digits of a 10), and the nearest blob under it is the suit. Each is classified
+by the deck-independent glyph models of :mod:`vision.glyphs`; the ink's colour (red or black)
+restricts the suit to two. The far corner, turned upright, must agree on rank and colour; the
+suit is decided by the evidence of both indices and the body's top pip added up (log-odds), since
+a blurred club looks like a spade. The body must not look like another rank (a single large pip,
+a picture, or a count of pips: A/4, 6/8/9). A number card whose near index is clear and whose
+body bears it out twice (its exact pip count, a top pip firmly of its suit) is read without the
+far index. Whatever is weak or contradictory is ``card=None``: a wrong card is a false
+accusation at the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from engine.cards import BIG_JOKER, LITTLE_JOKER, Card, Suit
+from vision.classify import CardRead, reading_of_blobs
+from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W
+from vision.glyphs import RANKS, STAR, GlyphMatch, GlyphModel, glyph_model
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1
+
+# Where an index can lie: this share of the card's width and height from a corner.
+_REGION = (0.36, 0.56)
+_MIN_CONTRAST = 70  # darkness above the paper's that the darkest ink must reach
+_MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of the table
+# Glyph thresholds: correlation with the label's nearest synthetic examples (is it a glyph like
+# these at all), and the softmax's probability for the label (is it this rank rather than another).
+_RANK_SCORE, _RANK_SURE = 0.6, 0.9
+_SUIT_SCORE = 0.7
+# The suit's summed log-odds (both indices and a pip) must reach these. Blurred, a club's three
+# lobes merge into a spade's outline: a black suit must be surer. The two indices are one design
+# seen twice, not independent witnesses: hence sums well above one confident glance.
+_RED_ODDS, _BLACK_ODDS = 4.5, 6.5
+_PIP_SURE = 3.0  # a pip's log-odds (p 0.95) for its suit, to stand as a witness on its own
+_SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
+_LONE_SCORE = 0.75  # a card read from one corner only must match this well
+_SURE_ALONE = 0.9  # a lone corner's confidence (rank >= 0.76 close, 0.96 sure) that needs no other witness
+ACCEPT = 0.5
+_SQUARE_3 = np.ones((3, 3), np.uint8)
+_SQUARE_9 = np.ones((9, 9), np.uint8)
+_BODY_INK = 60  # as vision.classify judges a body's ink (darkness over 2 x this)
+_RED, _BLACK = 0.5, 0.2  # redness over darkness of the ink: above is red, below is black
+
+
+@dataclass(frozen=True, slots=True)
+class CornerRead:
+    """One corner's index: labels, match scores, colour, and how far right the index reaches."""
+
+    rank: str
+    suit: str
+    score: float  # the weaker of the rank's and the suit's match scores
+    confidence: float
+    red: bool | None
+    right: int  # the index's right edge, canonical pixels (the body lies beyond)
+    suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
+
+
+_NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
+
+
+class GenericReader:
+    """Reads cards of any ordinary French-suited deck (A K Q J 10 9 ... 2 indices)."""
+
+    def __init__(self, models: dict[str, GlyphModel] | None = None) -> None:
+        self.models = models if models is not None else glyph_model()
+
+    def read(self, card: np.ndarray, body_visible: bool = True) -> CardRead:
+        """Read a canonical upright card (BGR, as :func:`vision.detect.warp_card` gives it)."""
+        top = self.read_corner(card)
+        glance = self._at_a_glance(card, top) if body_visible else None
+        if glance is not None:
+            return glance
+        bottom = self.read_corner(card, far=True)
+        corners = [c for c in (top, bottom) if c.rank]
+        if not corners:
+            return CardRead(None, 0.0, "no readable index")
+        if len({(c.rank, c.red) for c in corners}) > 1:
+            return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
+        # The suit the indices lean to together (they may split a club and a spade when blurred).
+        first = max(corners, key=lambda c: sum(c.suit_odds if o.suit == c.suit else -o.suit_odds for o in corners))
+        if len(corners) == 2:
+            confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
+        elif first.score < _LONE_SCORE:
+            return CardRead(None, 0.0, f"one corner only, and not a close match: {first.rank}{first.suit}")
+        else:
+            confidence = 0.8 * first.confidence
+        identity = _identity(first)
+        if identity is None:
+            return CardRead(None, 0.0, f"not a card: {first.rank}{first.suit}")
+        number = not identity.is_joker and str(identity)[0] not in "JQK"
+        pip: float | None = None  # the top pip's log-odds for the index's suit
+        seen = ""  # what the body shows, when it is visible
+        if body_visible:
+            seen, pip = self._body(card, max(c.right for c in corners), identity)
+            if _body_contradicts(identity, seen):
+                return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+        # A lone index (the other one covered) needs the body as a second witness: an outline
+        # grown across two cards has one card's pips in its far corner, which can pass for an
+        # index. The witness: for a number card the top pip's suit or, for a very close and
+        # clear read, a body that shows exactly this rank; for a court card a body that does
+        # not contradict it (a picture is often too pale to be seen as one).
+        if len(corners) == 1:
+            if not body_visible:
+                return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
+            sure = first.confidence >= _SURE_ALONE and seen == _expected_body(identity)
+            if number and pip is None and not sure:
+                return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
+        if not identity.is_joker:
+            # The suit: the evidence of both indices and the top pip added up (log-odds); any one
+            # of them firmly for the other suit of the colour vetoes.
+            evidence = [c.suit_odds if c.suit == first.suit else -c.suit_odds for c in corners]
+            evidence += [pip] if pip is not None else []
+            if min(evidence) < -_SUIT_VETO:
+                return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
+            if sum(evidence) < (_RED_ODDS if first.red else _BLACK_ODDS):
+                return CardRead(None, 0.0, f"unsure of the suit: {identity}")
+        if confidence < ACCEPT:
+            return CardRead(None, confidence, f"unsure: {identity}")
+        return CardRead(identity, float(confidence), "")
+
+    def _at_a_glance(self, card: np.ndarray, top: CornerRead) -> CardRead | None:
+        """A number card read from its near index alone, when the body bears it out twice over:
+        exactly this many pips, and a top pip firmly of this suit. Most cards are number cards,
+        and this spares reading the far index; anything less goes the long way (None)."""
+        if not top.rank or top.confidence < _SURE_ALONE:
+            return None
+        identity = _identity(top)
+        if identity is None or identity.is_joker or str(identity)[0] in "JQK":
+            return None
+        seen, pip = self._body(card, top.right, identity)
+        if seen != _expected_body(identity) or pip is None or pip < _PIP_SURE:
+            return None
+        if top.suit_odds + pip < (_RED_ODDS if top.red else _BLACK_ODDS):
+            return None
+        return CardRead(identity, top.confidence, "")
+
+    def _body(self, card: np.ndarray, index_right: int, identity: Card) -> tuple[str, float | None]:
+        """What the body shows (see :func:`vision.classify.reading_of_blobs`) and, for a number
+        card, its top pip's log-odds for the card's suit."""
+        x0, y0, x1, y1 = _body_box(index_right)
+        # At half size: pips are large, and counting them costs a quarter.
+        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
+        seen = reading_of_blobs(stats[1:n], body.shape)
+        number = not identity.is_joker and str(identity)[0] not in "JQK"
+        return seen, self._pip_odds(body, labels, stats, identity) if number else None
+
+    def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
+        """The top-left index of a canonical card (``far``: the bottom-right one, turned
+        upright): rank, suit and colour, or ``_NOTHING``."""
+        patch = _corner_patch(card, far)
+        glyphs = _index_glyphs(patch)
+        if glyphs is None:
+            return _NOTHING
+        rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
+        suit_ink = _glyph(dark, labels, suit_box, (suit_id,))
+        both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
+        red = _colour(patch, labels, (*rank_ids, suit_id), paper, both)
+        if red is None:
+            return _NOTHING
+        rank = self._rank(dark, labels, rank_box, rank_ids)
+        suit = self.models["suit"].match(suit_ink, frozenset({"H", "D", STAR} if red else {"S", "C", STAR}))
+        if rank.label in ("J", "JK"):
+            # A joker's index: "JK" over a star, or "JOKER" set downwards (J over O).
+            letter = self.models["rank"].match(suit_ink, frozenset({"O"}))
+            if letter.score > suit.score:
+                return _corner(GlyphMatch("JK", rank.score, rank.probability), letter, red, rank_box, suit_box)
+        if rank.label == "O" or (suit.label == STAR) != (rank.label == "JK"):
+            return _NOTHING  # half a joker's index is no card
+        if rank.label == "JK":
+            return _corner(rank, suit, red, rank_box, suit_box)
+        pair = {k: v for k, v in suit.distribution.items() if k != STAR}
+        odds = _log_odds(pair[suit.label] / max(sum(pair.values()), 1e-9))
+        return replace(_corner(rank, suit, red, rank_box, suit_box), suit_odds=odds)
+
+    def _pip_odds(self, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card) -> float | None:
+        """The body's top pip's log-odds for ``card``'s suit against the other of its colour, when
+        it looks like a suit at all (a pip is several times the size of the index's suit)."""
+        big = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.003 * body.size]
+        # The upper half's pips (and an ace's, a 3's, a 5's middle one) are upright; the others turned.
+        upright = [i for i in big if stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] / 2 < 0.55 * len(body)]
+        if not upright:
+            return None
+        top = min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP])
+        suit = str(card)[1]
+        pair = frozenset({"H", "D"} if suit in "HD" else {"S", "C"})
+        pip = self.models["suit"].match(_glyph(body, labels, _box_of(labels, top), (top,)), pair)
+        return _log_odds(pip.distribution[suit]) if pip.score >= _SUIT_SCORE else None
+
+    def _rank(self, dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> GlyphMatch:
+        """The rank glyph's label. Two blobs side by side are most often a 10 (typefaces draw
+        its 1 in many ways, a bar, a flag, a serif): a thin upright bar and a round 0 read as
+        10 on their own; otherwise the pair is read as one glyph."""
+        whole = self.models["rank"].match(_glyph(dark, labels, box, ids))
+        if len(ids) != 2:
+            return whole
+        left, right = sorted(ids, key=lambda i: int(np.nonzero(labels == i)[1].min()))
+        ys, xs = np.nonzero(labels == left)
+        thin = (xs.max() - xs.min() + 1) < 0.6 * (ys.max() - ys.min() + 1)
+        zero = self.models["rank"].match(_glyph(dark, labels, _box_of(labels, right), (right,)), frozenset({"O"}))
+        if thin and zero.score >= _RANK_SCORE:
+            return GlyphMatch("10", zero.score, 1.0)
+        return whole
+
+
+def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> CornerRead:
+    """A corner's read with its confidence: each glyph close to its label's examples, and the
+    label clearly preferred over the others."""
+    if rank.score < _RANK_SCORE or suit.score < _SUIT_SCORE:
+        return _NOTHING
+    if rank.probability < _RANK_SURE:
+        return _NOTHING
+    closeness = min(rank.score - _RANK_SCORE, suit.score - _SUIT_SCORE) / 0.2
+    sureness = (rank.probability - 0.8) / 0.2
+    confidence = float(np.clip(0.5 + 0.5 * min(closeness, sureness), 0, 1))
+    right = CANONICAL_PAD + 1 + max(a[2], b[2])
+    suit_label = STAR if rank.label == "JK" else suit.label
+    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right)
+
+
+def _log_odds(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return float(np.log(p / (1 - p)))
+
+
+def _member(labels: np.ndarray, ids: tuple[int, ...]) -> np.ndarray:
+    """Pixels of any of a few blobs (np.isin is several times slower for one or two ids)."""
+    out = labels == ids[0]
+    for i in ids[1:]:
+        out |= labels == i
+    return out
+
+
+def _box_of(labels: np.ndarray, i: int) -> Box:
+    ys, xs = np.nonzero(labels == i)
+    return (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+
+
+def _darkness(image: np.ndarray) -> np.ndarray:
+    b, g, r = cv2.split(image)
+    return 255 - cv2.min(cv2.min(b, g), r)
+
+
+def _corner_patch(card: np.ndarray, far: bool) -> np.ndarray:
+    """Where an index can lie, inside the card (the margin shows the table), upright, and
+    contiguous (OpenCV copies a strided view on every call)."""
+    p = CANONICAL_PAD
+    w, h = round(_REGION[0] * CANONICAL_W), round(_REGION[1] * CANONICAL_H)
+    if not far:
+        return np.ascontiguousarray(card[p + 1 : p + 1 + h, p + 1 : p + 1 + w])
+    x1, y1 = card.shape[1] - p - 1, card.shape[0] - p - 1
+    return cv2.flip(card[y1 - h : y1, x1 - w : x1], -1)
+
+
+_Index = tuple[Box, Box, np.ndarray, tuple[int, ...], int, np.ndarray, np.ndarray]
+
+
+def _index_glyphs(patch: np.ndarray) -> _Index | None:
+    """The rank's and the suit's boxes in a corner patch, with the component labels they are
+    made of, the paper-relative darkness, and the paper's colour; None when there is no index."""
+    paper = np.median(patch.reshape(-1, 3)[::29], axis=0)  # a few hundred pixels judge the paper
+    # Darkness above the paper's (saturating: brighter than the paper is none).
+    dark = cv2.subtract(_darkness(patch), int(255 - paper.min()))
+    top = int(dark.max())
+    if top < _MIN_CONTRAST:
+        return None
+    # Each stroke against its own neighbourhood's darkest ink: a thin, blurred rank is grey where
+    # the suit under it is black, and one threshold for both would break the rank apart.
+    local = cv2.dilate(dark, _SQUARE_9)
+    ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h, w = ink.shape
+    blobs = []
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+        # Not glyphs: specks, the table past the card's edge or rounded corner, a picture's frame
+        # or a pip running out of the corner.
+        if not touches and bh >= _MIN_GLYPH_H and area >= 12 and bh < 0.5 * h:
+            blobs.append((i, (x, y, x + bw, y + bh)))
+    if len(blobs) < 2:
+        return None
+    seed_id, rank_box = min(blobs, key=lambda b: b[1][0] + b[1][1])
+    rank_ids = [seed_id]
+    height = rank_box[3] - rank_box[1]
+    for i, b in sorted(blobs, key=lambda b: b[1][0]):
+        overlap = min(b[3], rank_box[3]) - max(b[1], rank_box[1])
+        beside = b[0] >= rank_box[2] - 1 and b[0] - rank_box[2] < 0.5 * height
+        alike = 0.7 * height < b[3] - b[1] < 1.4 * height  # not a picture's frame beside a J
+        if i != seed_id and beside and alike and overlap > 0.6 * min(height, b[3] - b[1]):
+            rank_box = (rank_box[0], min(rank_box[1], b[1]), max(rank_box[2], b[2]), max(rank_box[3], b[3]))
+            rank_ids.append(i)
+    height = rank_box[3] - rank_box[1]
+    below = [
+        (i, b)
+        for i, b in blobs
+        if b[1] >= rank_box[3] - 1
+        and b[1] - rank_box[3] < 1.2 * height
+        and min(b[2], rank_box[2]) - max(b[0], rank_box[0]) > 0.3 * min(b[2] - b[0], rank_box[2] - rank_box[0])
+    ]
+    if not below:
+        return None
+    suit_id, suit_box = min(below, key=lambda b: b[1][1])
+    return rank_box, suit_box, labels, tuple(rank_ids), suit_id, dark, paper
+
+
+def _glyph(dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> np.ndarray:
+    """A glyph's darkness within its box, other blobs' ink (a neighbour's corner) blanked out."""
+    x0, y0, x1, y1 = box
+    own = _member(labels[y0:y1, x0:x1], ids).astype(np.uint8)
+    # The blob's soft edge lies just outside its thresholded pixels: keep a pixel around it.
+    own = cv2.dilate(own, _SQUARE_3)
+    return dark[y0:y1, x0:x1] * own
+
+
+def _colour(patch: np.ndarray, labels: np.ndarray, ids: tuple[int, ...], paper: np.ndarray, box: Box) -> bool | None:
+    """Red ink (True), black (False), or None when it cannot be told: judged relative to the
+    paper's own colour, so a warm light does not redden black ink. Only ``box`` is looked at."""
+    x0, y0, x1, y1 = box
+    patch, labels = patch[y0:y1, x0:x1], labels[y0:y1, x0:x1]
+    ink = _member(labels, ids).astype(np.uint8)
+    if cv2.countNonZero(ink) < 10:
+        return None
+    b, g, r = np.array(cv2.mean(patch, mask=ink)[:3]) / np.maximum(paper.astype(np.float64), 30)
+    strength = 1 - min(b, g, r)  # how far the ink is from the paper
+    if strength < 0.25:
+        return None  # ink washed out by glare: pale red and grey look alike
+    # Red ink keeps the paper's red and loses the rest: its redness is about its strength.
+    share = (r - (b + g) / 2) / strength
+    if share > _RED:
+        return True
+    return False if share < _BLACK else None
+
+
+def _identity(corner: CornerRead) -> Card | None:
+    if corner.rank == "JK":
+        return Card(BIG_JOKER if corner.red else LITTLE_JOKER)
+    rank = "T" if corner.rank == "10" else corner.rank
+    card = Card.from_str(rank + corner.suit)
+    if corner.red != (card.suit in (Suit.HEARTS, Suit.DIAMONDS)):
+        return None
+    return card
+
+
+def _body_box(index_right: int) -> Box:
+    """The card's middle, between the index columns on either side."""
+    p = CANONICAL_PAD
+    right = min(index_right + 2, p + CANONICAL_W // 3)
+    return (right, p + round(0.05 * CANONICAL_H), CANONICAL_W + 2 * p - right, p + round(0.95 * CANONICAL_H))
+
+
+_NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
+
+
+def _expected_body(card: Card) -> str:
+    """What :func:`vision.classify.reading_of_blobs` says of a plain body of this card."""
+    letter = str(card)[0]
+    if card.is_joker or letter in "JQK":
+        return "picture"
+    return "ace" if letter == "A" else str(10 if letter == "T" else int(letter))
+
+
+def _body_contradicts(card: Card, seen: str) -> bool:
+    """True when the body shows another rank: one large pip (an ace), a picture (J Q K, joker),
+    or a count of pips from 2 to 10 that is not this card's. A body that says nothing clear (no
+    pips, one small one, a count past ten) contradicts nothing."""
+    if card.is_joker or str(card)[0] in "JQK":
+        return seen in {str(n) for n in range(2, 11)}  # a picture may well be one large blob
+    if str(card)[0] == "A":
+        return seen in {str(n) for n in range(2, 11)}  # an ornate ace may look like a picture
+    count = 10 if str(card)[0] == "T" else int(str(card)[0])
+    return seen in ("ace", "picture") or (seen in {str(n) for n in range(2, 11)} and int(seen) != count)
