@@ -124,26 +124,12 @@ def _open_camera(spec: str, layout: Any) -> Any:
 
 
 def _reader(deck: str | None) -> Any:
-    """The generic reader (no deck given), or index templates: the project's own faces, one of
-    the Debian designs, or an enrolled deck's folder."""
-    if deck is None:
-        from vision.reader import GenericReader
-
-        return GenericReader()
-    from simulators.card_faces import all_faces
-    from vision.classify import IndexTemplates, TemplateError
-    from vision.decks import DECKS, DeckError, deck_faces
-    from vision.enrol import EnrolError, load_deck
+    """The generic reader (no deck given), or a deck's own index templates (controller/readers.py)."""
+    from controller.readers import ReaderError, reader_for
 
     try:
-        if deck == "project":
-            faces = all_faces()
-        elif deck in DECKS:
-            faces = deck_faces(deck)
-        else:
-            faces = load_deck(Path(deck))
-        return IndexTemplates.from_faces(faces)
-    except (DeckError, TemplateError, EnrolError) as exc:
+        return reader_for(deck)
+    except ReaderError as exc:
         fail(str(exc))
 
 

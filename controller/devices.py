@@ -5,7 +5,10 @@ default game's pack), ``none`` (deals are shuffled here or entered on the page),
 device or pyserial URL (``/dev/ttyACM0``, ``socket://10.0.0.5:7001``).
 ``[camera] source``: ``sim`` (rendered frames of a table top nobody plays on: the camera runs, the
 table is not held), ``none`` (plays are entered on the page), or a source as ``croupier vision
-watch`` takes it (``picamera2``, ``uvc:0``, ``file:clip.mp4``, ``folder:dir``).
+watch`` takes it (``picamera2``, ``uvc:0``, ``file:clip.mp4``, ``folder:dir``); ``[camera] deck``:
+unset, the generic reader (any ordinary deck); or ``project``, a Debian design, or the folder of a
+deck enrolled with ``croupier vision enroll`` (the simulated camera shows the project's faces, so
+it reads them with their own templates unless told otherwise).
 ``[panel]``: gpiozero's mock pins by default, the Pi's with ``pin_factory = "lgpio"``.
 """
 
@@ -19,13 +22,13 @@ import numpy as np
 
 from controller.dealer_service import DealerService
 from controller.live import LiveTable
+from controller.readers import ReaderError, reader_for
 from controller.runtime import Runtime
 from controller.settings import Settings
 from engine.games import get_game
 from firmware_bridge.errors import LinkLost
 from firmware_bridge.link import Link
 from hardware.panel import Panel
-from vision.classify import IndexTemplates
 from vision.mat import MatLayout
 from vision.observe import Observer
 from vision.service import VisionService
@@ -89,9 +92,11 @@ def _camera(settings: Settings) -> VisionService | None:
             source = open_source(source_spec, size)
         except SourceError as exc:
             raise DeviceError(f"the camera {source_spec!r}: {exc}") from None
-    from simulators.card_faces import all_faces  # the project's own faces: the default templates
-
-    observer = Observer(layout, IndexTemplates.from_faces(all_faces()))
+    try:
+        reader = reader_for(settings.camera.deck if settings.camera.deck or source_spec != "sim" else "project")
+    except ReaderError as exc:
+        raise DeviceError(f"the camera's deck {settings.camera.deck!r}: {exc}") from None
+    observer = Observer(layout, reader)
     seats = [z.name for z in layout.zones if z.seat is not None]
     return VisionService(source, observer, Tracker(seats), _ignore, _ignore)
 

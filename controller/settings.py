@@ -35,7 +35,8 @@ class DealerSettings(_Section):
 
 
 class CameraSettings(_Section):
-    source: str = "sim"  # "sim", "picamera2", "uvc:0", "file:clip.mp4"
+    source: str = "sim"  # "sim", "none", "picamera2", "uvc:0", "file:clip.mp4"
+    deck: str | None = None  # None: the generic reader; "project", a design, or an enrolled deck's folder
     width: int = Field(default=1280, gt=0)
     height: int = Field(default=720, gt=0)
 

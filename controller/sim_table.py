@@ -100,13 +100,14 @@ class SimulatedTableRig:
     # --- life ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        from simulators.card_faces import all_faces
-        from vision.classify import IndexTemplates
+        from controller.readers import reader_for
 
         self.machine.__enter__()
         dealer = DealerService(self.machine.link, *_unset(4), rng=random.Random(self.rng.getrandbits(64)))
         seats = [z.name for z in self.layout.zones if z.seat is not None and z.seat < self.players]
-        observer = Observer(self.layout, IndexTemplates.from_faces(all_faces()))
+        # The simulated cards are the project's faces: the table reads them as a table that has
+        # enrolled its deck would (the generic reader is for decks nobody enrolled).
+        observer = Observer(self.layout, reader_for("project"))
         vision = VisionService(self.camera, observer, Tracker(seats), *_unset(2))
         operator = _SimOperator(self.machine)
         self.live = LiveTable(self.runtime, dealer, vision, None, operator)
