@@ -119,12 +119,12 @@ class LiveTable:
         ``dealer`` may name the first hand's dealer; later ones rotate."""
         if self.dealer is None:
             return _then(self.runtime.deal(None, None, dealer), lambda r: r.state)
-        return self.runtime._run(lambda: self._start_deal(dealer))
+        return self.runtime.run(lambda: self._start_deal(dealer))
 
     def _start_deal(self, chosen: int | None) -> dict[str, Any]:
         """On the controller's thread: the plan for the next hand, then the machine deals it."""
         assert self.dealer is not None
-        self.runtime._check_open()
+        self.runtime.check_open()
         referee = self.runtime.controller.referee
         if referee is None:
             raise TableRefusal("no match has been started: start one first")
@@ -152,7 +152,7 @@ class LiveTable:
         except DealerBusy as exc:
             raise TableRefusal(str(exc)) from None
         status = {"state": "dealing", "dealt": 0, "total": len(plan.pack), "message": "dealing"}
-        self.runtime._set_status("dealer", status)
+        self.runtime.publish_status("dealer", status)
         return self.runtime.public_table()
 
     def _deal_progress(self, progress: DealProgress) -> None:
@@ -209,7 +209,7 @@ class LiveTable:
 
     def _device_event(self, event: dict[str, Any]) -> None:
         try:
-            result = self.runtime._submit(event)
+            result = self.runtime.submit_here(event)
         except TablePaused as exc:
             log.info("held until the table goes on (%s): %s", exc, event["type"])
             self._pending.append(event)
@@ -225,12 +225,12 @@ class LiveTable:
         seat = event["seat"]
         if not result.outcome.accepted:  # a card the seat does not hold: a misread, or a hand not dealt
             message = f"the camera saw {event['card']} at seat {seat}: {result.outcome.reason}"
-            self.runtime._set_status("camera", {"state": "watching", "trick_on_mat": True, "message": message})
+            self.runtime.publish_status("camera", {"state": "watching", "trick_on_mat": True, "message": message})
             self._refuse(seat, beep=True)
         elif not result.applied:  # a violation that does not stand (it beeped when published)
             self._refuse(seat, beep=False)
         else:
-            self.runtime._set_status("camera", {"state": "watching", "trick_on_mat": True})
+            self.runtime.publish_status("camera", {"state": "watching", "trick_on_mat": True})
 
     def _refuse(self, seat: int, beep: bool) -> None:
         """The card lying at ``seat`` does not count: the camera waits for that seat's next card."""

@@ -153,6 +153,24 @@ class Runtime:
     def export(self, match_id: int) -> Future[dict[str, Any]]:
         return self._run(lambda: self._export(match_id))
 
+    # --- for the devices (controller/live.py), which also work on the controller's thread ----
+
+    def run(self, work: Callable[[], T]) -> Future[T]:
+        """Run ``work`` on the controller's thread, in turn with every event."""
+        return self._run(work)
+
+    def submit_here(self, raw: Mapping[str, Any]) -> Result:
+        """Submit an event; call only on the controller's thread (from work given to :meth:`run`)."""
+        return self._submit(raw)
+
+    def check_open(self) -> None:
+        """Raise TablePaused if the table is paused or held; on the controller's thread."""
+        self._check_open()
+
+    def publish_status(self, device: str, status: dict[str, Any] | None) -> None:
+        """:meth:`set_status`, on the controller's thread."""
+        self._set_status(device, status)
+
     def _run(self, work: Callable[[], T]) -> Future[T]:
         """Run ``work`` on the controller's thread. An expected refusal reaches the caller
         through the future without being logged there as a failure of the table."""
