@@ -128,7 +128,7 @@ def _play_until(rig: SimulatedTableRig, cards: int) -> None:
     assert people is not None
 
     def enough() -> None:
-        while people.stats.plays < cards and not people._stop.is_set():
+        while people.stats.plays < cards and not people.stopped:
             time.sleep(0.1)
         people.stop()
 

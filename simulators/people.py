@@ -96,6 +96,10 @@ class SimulatedPeople:
         self._counted = False
         self._players: list[Any] = []
 
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
     def stop(self) -> None:
         self._stop.set()
         self.scene.clock.stop()

@@ -8,15 +8,8 @@ from typing import Any
 from engine.actions import Action, Call
 from engine.games import get_game
 from engine.hand import Hand, Phase
-from engine.log import ActionEvent, DealEvent, Referee, UndoEvent, action_to_json
-
-ROUTES = {
-    "call": "/api/calls",
-    "declare": "/api/declare",
-    "discard": "/api/discard",
-    "joker-swap": "/api/joker-swap",
-    "play": "/api/plays",
-}
+from engine.log import ActionEvent, DealEvent, Referee, UndoEvent
+from simulators.people import ROUTES, request_for  # noqa: F401  (the page's routes, one place)
 
 
 def mirror(game: str, players: int | None = None, options: dict[str, Any] | None = None) -> Referee:
@@ -50,13 +43,6 @@ def choose(hand: Hand, rng: random.Random, game: str) -> Action:
         if no_trump and rng.random() < 0.7:
             return no_trump[0]
     return legal[rng.randrange(len(legal))]
-
-
-def request_for(seat: int, action: Action) -> tuple[str, dict[str, Any]]:
-    """The endpoint and body that enter this action, as the page would."""
-    event = action_to_json(action)
-    kind = event.pop("type")
-    return ROUTES[kind], {"seat": seat, **event}
 
 
 def mirror_action(referee: Referee, seat: int, action: Action) -> None:
