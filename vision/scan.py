@@ -53,8 +53,9 @@ def recognise(
     found = []
     for quad in quads:
         # A card under or over another has their pips across its body: its own count is unknown.
+        # A card split out of a pile touches others even when its neighbours were not found.
         # (The check can only turn a read into "unknown", so it runs whenever it can.)
-        body_visible = not _overlaps(quad, quads)
+        body_visible = quad.single and not _overlaps(quad, quads)
         read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
         if read.card is None:
             log.debug("card at %s not read: %s", quad.centre, read.detail)
