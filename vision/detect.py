@@ -31,6 +31,7 @@ _BRIGHTER = 1.12  # card paper over the local table brightness
 _MAX_SATURATION = 70
 _MIN_FILL = 0.88
 _MIN_SUPPORT = 0.6
+_SAME_QUAD = 1.5  # work pixels: candidates closer than this at every corner are one
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,9 @@ class CardQuad:
 
     corners: np.ndarray  # 4 x 2 float
     single: bool  # found as a blob of its own, not split out of touching cards
+    # Candidates split out of one pile share its number (-1: a single card). They are ranked best
+    # first and may overlap: they are hypotheses, confirmed only by an index read in their corner.
+    pile: int = -1
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -250,12 +254,57 @@ def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size
     return out
 
 
-def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]):
-    """Cards in a blob of touching or overlapping cards. A card grown from a corner or a strip must
-    lie on card pixels *and* have most of its outline on image edges (the blob's border, or the
-    shadow line of a card lying on it): inside a white pile, a wrong rectangle has no edges."""
+def _side_hypotheses(contour: np.ndarray, edges: _Edges, size: tuple[float, float]) -> list[np.ndarray]:
+    """Cards laid along each straight run of the pile's outline. In a fanned trick the middle
+    cards have no free corner on the outline, but their top and bottom sides are part of it: a
+    card of the known size lies along such a run, on the inner side, and is slid along it to
+    where its other sides meet image edges (the faint line of a white card on a white card)."""
+    short, long_ = size
+    poly = cv2.approxPolyDP(contour, max(2.0, 0.03 * short), True).reshape(-1, 2).astype(np.float64)
+    out = []
+    for i in range(len(poly)):
+        a, b = poly[i], poly[(i + 1) % len(poly)]
+        length = float(np.linalg.norm(b - a))
+        if length < 0.25 * short:
+            continue
+        u = (b - a) / length
+        n = np.array([-u[1], u[0]])
+        probe = (a + b) / 2 + 3 * n
+        if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
+            n = -n  # towards the blob's inside
+        for along, across in ((short, long_), (long_, short)):
+            if length > 1.15 * along:
+                continue
+            slack = along - length
+            offsets = np.arange(-slack - 0.1 * along, 0.1 * along + 1.0, 1.0)
+            starts = a[None, :] + offsets[:, None] * u[None, :]
+            quads = np.stack([starts, starts + along * u, starts + along * u + across * n, starts + across * n], 1)
+            support = _edge_support_many(edges, quads)
+            out.append(quads[int(np.argmax(support))])
+    return out
+
+
+def _edge_support_many(edges: _Edges, quads: np.ndarray, samples: int = 24) -> np.ndarray:
+    """:func:`_edge_support` of a batch of quadrilaterals (k x 4 x 2)."""
+    t = np.linspace(0.12, 0.88, samples)[None, :, None]
+    points = np.concatenate([quads[:, i, None] + t * (quads[:, (i + 1) % 4] - quads[:, i])[:, None] for i in range(4)], 1)
+    xy = np.round(points).astype(int)
+    h, w = edges.distance.shape
+    inside = (xy[..., 0] >= 0) & (xy[..., 0] < w) & (xy[..., 1] >= 0) & (xy[..., 1] < h)
+    near = edges.distance[np.clip(xy[..., 1], 0, h - 1), np.clip(xy[..., 0], 0, w - 1)] <= 2.5
+    return np.count_nonzero(near & inside, axis=1) / xy.shape[1]
+
+
+def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]) -> list[np.ndarray]:
+    """Candidate cards in a blob of touching or overlapping cards, best first. A card grown from a
+    corner, a strip or a side must lie on card pixels *and* have most of its outline on image
+    edges (the blob's border, or the faint line of a card lying on another): inside a white pile,
+    a wrong rectangle has few edges. Several candidates per card are kept (near-duplicates
+    dropped): which one is the card is settled by reading them (:func:`vision.scan.recognise`),
+    since only a well-placed outline shows an index upright in its corner."""
     scored = []
     hypotheses = _corner_hypotheses(contour, size) + _piece_hypotheses(contour, mask, edges, size)
+    hypotheses += _side_hypotheses(contour, edges, size)
     for quad in hypotheses:
         fill = _fill(mask, quad)
         support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
@@ -263,9 +312,15 @@ def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tupl
             scored.append((support * fill, quad))
     kept: list[np.ndarray] = []
     for _, quad in sorted(scored, key=lambda s: -s[0]):
-        if all(_iou(quad, k) < 0.5 for k in kept):
+        if all(_corner_distance(quad, k) > _SAME_QUAD for k in kept):
             kept.append(quad)
     return kept
+
+
+def _corner_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """The largest distance between matching corners of two quadrilaterals, in either order."""
+    a, b = _clockwise(a), _clockwise(b)
+    return min(float(np.max(np.linalg.norm(np.roll(b, k, axis=0) - a, axis=1))) for k in (0, 2))
 
 
 def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = None) -> list[CardQuad]:
@@ -291,11 +346,16 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
         clusters += [c for q, c in singles if not _card_sized(q, size)]
         singles = [(q, c) for q, c in singles if _card_sized(q, size)]
     found = [q for q, _ in singles]
+    if size is not None:
+        work_size = (size[0] * scale, size[1] * scale)
+        # A pile holds at least one card's worth of paper; smaller blobs (the markers' white
+        # frames, a corner of a card at the frame's edge) have no card to split out.
+        clusters = [c for c in clusters if cv2.contourArea(c) >= 0.8 * work_size[0] * work_size[1]]
     if size is not None and clusters:
         edges = _edges(frame, scale, clusters)  # only piles need them: most frames skip this
-        work_size = (size[0] * scale, size[1] * scale)
-        for contour in clusters:
-            found += [CardQuad(_clockwise(q / scale), False) for q in _split_blob(contour, mask, edges, work_size)]
+        for pile, contour in enumerate(clusters):
+            split = _split_blob(contour, mask, edges, work_size)
+            found += [CardQuad(_clockwise(q / scale), False, pile) for q in split]
     return found
 
 

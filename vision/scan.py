@@ -48,19 +48,46 @@ def _overlaps(quad: CardQuad, others: list[CardQuad]) -> bool:
 def recognise(
     frame: np.ndarray, templates: IndexTemplates, card_size_px: tuple[float, float] | None = None
 ) -> list[Recognition]:
-    """Every card outline in ``frame`` with its read; unknown reads are kept (``card`` None)."""
+    """Every card outline in ``frame`` with its read; unknown reads of single cards are kept
+    (``card`` None). Candidates split out of a pile count only when their index reads."""
     quads = find_cards(frame, card_size_px)
-    found = []
+    singles = [q for q in quads if q.pile < 0]
+    found = [_read(frame, quad, templates, body_visible=not _overlaps(quad, singles)) for quad in singles]
+    piles: dict[int, list[CardQuad]] = {}
     for quad in quads:
-        # A card under or over another has their pips across its body: its own count is unknown.
-        # A card split out of a pile touches others even when its neighbours were not found.
-        # (The check can only turn a read into "unknown", so it runs whenever it can.)
-        body_visible = quad.single and not _overlaps(quad, quads)
-        read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
-        if read.card is None:
-            log.debug("card at %s not read: %s", quad.centre, read.detail)
-        found.append(Recognition(read.card, read.confidence, quad.corners, quad.centre))
+        if quad.pile >= 0:
+            piles.setdefault(quad.pile, []).append(quad)
+    for candidates in piles.values():
+        found += _read_pile(frame, candidates, templates)
     return _one_per_card(found)
+
+
+def _read(frame: np.ndarray, quad: CardQuad, templates: IndexTemplates, body_visible: bool) -> Recognition:
+    read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
+    if read.card is None:
+        log.debug("card at %s not read: %s", quad.centre, read.detail)
+    return Recognition(read.card, read.confidence, quad.corners, quad.centre)
+
+
+def _read_pile(frame: np.ndarray, candidates: list[CardQuad], templates: IndexTemplates) -> list[Recognition]:
+    """The cards of one pile: its candidates read best first, each skipped once a read card
+    covers most of it. A candidate that reads nothing is dropped, not reported as unknown: it is
+    a guess at an outline, and only an index upright in its corner shows it is a card. (A read
+    pins the outline: the glyphs are searched a few pixels around where the deck prints them.)
+    The body check is skipped: a pile's neighbours lie across each card's body."""
+    read: list[Recognition] = []
+    for quad in candidates:
+        if any(_covered(quad.corners, r.corners) for r in read):
+            continue
+        rec = _read(frame, quad, templates, body_visible=False)
+        if rec.card is not None:
+            read.append(rec)
+    return read
+
+
+def _covered(quad: np.ndarray, by: np.ndarray) -> bool:
+    inter, _ = cv2.intersectConvexConvex(quad.astype(np.float32), by.astype(np.float32))
+    return bool(inter > 0.5 * cv2.contourArea(quad.astype(np.float32)))
 
 
 def _one_per_card(found: list[Recognition]) -> list[Recognition]:
