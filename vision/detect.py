@@ -287,7 +287,8 @@ def _side_hypotheses(contour: np.ndarray, edges: _Edges, size: tuple[float, floa
 def _edge_support_many(edges: _Edges, quads: np.ndarray, samples: int = 24) -> np.ndarray:
     """:func:`_edge_support` of a batch of quadrilaterals (k x 4 x 2)."""
     t = np.linspace(0.12, 0.88, samples)[None, :, None]
-    points = np.concatenate([quads[:, i, None] + t * (quads[:, (i + 1) % 4] - quads[:, i])[:, None] for i in range(4)], 1)
+    sides = [quads[:, i, None] + t * (quads[:, (i + 1) % 4] - quads[:, i])[:, None] for i in range(4)]
+    points = np.concatenate(sides, 1)
     xy = np.round(points).astype(int)
     h, w = edges.distance.shape
     inside = (xy[..., 0] >= 0) & (xy[..., 0] < w) & (xy[..., 1] >= 0) & (xy[..., 1] < h)

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.classify import IndexTemplates, read_card
+from vision.classify import CardRead, IndexTemplates, read_card
 from vision.detect import CardQuad, find_cards, warp_card
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,56 @@ class Recognition:
         }
 
 
+_SAME_CORNERS_PX = 2.0  # an outline within this of last frame's, at every corner, is the same place
+_SAME_PIXELS = 4.0  # mean grey-level difference of two thumbnails that is still camera noise
+_THUMB = (22, 30)
+_SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pile
+
+
+@dataclass(frozen=True, slots=True)
+class _Remembered:
+    corners: np.ndarray
+    thumb: np.ndarray
+    body_visible: bool
+    read: CardRead
+
+
+class ReadMemo:
+    """The reads of the previous frame, to skip re-reading a card that has not moved: at a live
+    table most cards lie still for many frames, and reading is the costly step. A read is reused
+    only for an outline at the same place (every corner within two pixels) whose warped pixels
+    look the same (a 22x30 thumbnail within camera noise): a card swapped for another in the
+    same spot changes its thumbnail far more than that."""
+
+    def __init__(self) -> None:
+        self._last: list[_Remembered] = []
+        self._now: list[_Remembered] = []
+        self.hits = 0
+        self.misses = 0
+
+    def next_frame(self) -> None:
+        self._last, self._now = self._now, []
+
+    def read(self, frame: np.ndarray, quad: CardQuad, templates: IndexTemplates, body_visible: bool) -> CardRead:
+        card = warp_card(frame, quad)
+        thumb = cv2.resize(cv2.cvtColor(card, cv2.COLOR_BGR2GRAY), _THUMB, interpolation=cv2.INTER_AREA)
+        thumb = thumb.astype(np.float32)
+        for old in self._last:
+            same_place = old.body_visible == body_visible and _same_outline(old.corners, quad.corners)
+            if same_place and float(np.mean(np.abs(old.thumb - thumb))) <= _SAME_PIXELS:
+                self.hits += 1
+                self._now.append(old)
+                return old.read
+        self.misses += 1
+        read = read_card(card, templates, body_visible=body_visible)
+        self._now.append(_Remembered(quad.corners, thumb, body_visible, read))
+        return read
+
+
+def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.max(np.linalg.norm(a - b, axis=1)) <= _SAME_CORNERS_PX)
+
+
 def _overlaps(quad: CardQuad, others: list[CardQuad]) -> bool:
     mine = quad.corners.astype(np.float32)
     return any(
@@ -46,43 +96,68 @@ def _overlaps(quad: CardQuad, others: list[CardQuad]) -> bool:
 
 
 def recognise(
-    frame: np.ndarray, templates: IndexTemplates, card_size_px: tuple[float, float] | None = None
+    frame: np.ndarray,
+    templates: IndexTemplates,
+    card_size_px: tuple[float, float] | None = None,
+    memo: ReadMemo | None = None,
 ) -> list[Recognition]:
     """Every card outline in ``frame`` with its read; unknown reads of single cards are kept
-    (``card`` None). Candidates split out of a pile count only when their index reads."""
+    (``card`` None). Candidates split out of a pile count only when their index reads. With a
+    ``memo`` (one per camera), cards unchanged since the previous call are not read again."""
+    memo = memo or ReadMemo()
+    memo.next_frame()
     quads = find_cards(frame, card_size_px)
     singles = [q for q in quads if q.pile < 0]
-    found = [_read(frame, quad, templates, body_visible=not _overlaps(quad, singles)) for quad in singles]
+    found = [_read(frame, quad, templates, not _overlaps(quad, singles), memo) for quad in singles]
     piles: dict[int, list[CardQuad]] = {}
     for quad in quads:
         if quad.pile >= 0:
             piles.setdefault(quad.pile, []).append(quad)
     for candidates in piles.values():
-        found += _read_pile(frame, candidates, templates)
+        found += _read_pile(frame, candidates, templates, memo)
     return _one_per_card(found)
 
 
-def _read(frame: np.ndarray, quad: CardQuad, templates: IndexTemplates, body_visible: bool) -> Recognition:
-    read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
+def _read(
+    frame: np.ndarray, quad: CardQuad, templates: IndexTemplates, body_visible: bool, memo: ReadMemo
+) -> Recognition:
+    read = memo.read(frame, quad, templates, body_visible)
     if read.card is None:
         log.debug("card at %s not read: %s", quad.centre, read.detail)
     return Recognition(read.card, read.confidence, quad.corners, quad.centre)
 
 
-def _read_pile(frame: np.ndarray, candidates: list[CardQuad], templates: IndexTemplates) -> list[Recognition]:
-    """The cards of one pile: its candidates read best first, each skipped once a read card
-    covers most of it. A candidate that reads nothing is dropped, not reported as unknown: it is
-    a guess at an outline, and only an index upright in its corner shows it is a card. (A read
-    pins the outline: the glyphs are searched a few pixels around where the deck prints them.)
-    The body check is skipped: a pile's neighbours lie across each card's body."""
-    read: list[Recognition] = []
+@dataclass
+class _Place:
+    """One card's place in a pile: its first read, and what the next candidates there said."""
+
+    first: Recognition
+    second_looks: int = 0
+    disputed: bool = False
+
+
+def _read_pile(
+    frame: np.ndarray, candidates: list[CardQuad], templates: IndexTemplates, memo: ReadMemo
+) -> list[Recognition]:
+    """The cards of one pile. A candidate that reads nothing is dropped, not reported as unknown:
+    it is a guess at an outline, and only an index upright in its corner shows it is a card (a
+    read pins the outline: the glyphs are searched a few pixels around where the deck prints
+    them). The body check is skipped, since a pile's neighbours lie across each card's body, so
+    a read is trusted only if the next candidates at the same place, a few pixels apart, do
+    not read another card (a club taken for a spade from one outline, not from the next)."""
+    places: list[_Place] = []
     for quad in candidates:
-        if any(_covered(quad.corners, r.corners) for r in read):
+        place = next((p for p in places if _covered(quad.corners, p.first.corners)), None)
+        if place is not None and (place.disputed or place.second_looks >= _SECOND_LOOKS):
             continue
-        rec = _read(frame, quad, templates, body_visible=False)
-        if rec.card is not None:
-            read.append(rec)
-    return read
+        rec = _read(frame, quad, templates, False, memo)
+        if place is None:
+            if rec.card is not None:
+                places.append(_Place(rec))
+            continue
+        place.second_looks += 1
+        place.disputed = rec.card is not None and rec.card != place.first.card
+    return [p.first for p in places if not p.disputed]
 
 
 def _covered(quad: np.ndarray, by: np.ndarray) -> bool:
