@@ -16,6 +16,7 @@ scale) or from the single cards seen in the same frame.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -159,9 +160,11 @@ def _single_card(contour: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
     return _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
 
 
-def _sharp_corners(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
+def _sharp_corners(quad: np.ndarray, outline: np.ndarray, partial: bool = False) -> np.ndarray:
     """Corners where the card's straight sides meet, not on its rounded corners: a line is fitted
-    to the outline points along the middle of each side, and neighbouring lines intersected."""
+    to the outline points along the middle of each side, and neighbouring lines intersected.
+    With ``partial``, a side with no outline along it (inside a pile) keeps its own line, so that
+    a pile's candidate is snapped to whichever of its sides lie on the pile's border."""
     lines = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
@@ -171,8 +174,11 @@ def _sharp_corners(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
         rel = outline - a
         dist = np.abs(d[0] * rel[:, 1] - d[1] * rel[:, 0]) / length
         near = outline[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.04 * length))]
-        if len(near) < 2:
-            return quad
+        if len(near) < (max(8, 0.3 * length) if partial else 2):
+            if not partial:
+                return quad
+            lines.append((a, d / length))
+            continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
     out = []
@@ -311,17 +317,26 @@ def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tupl
         support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
         if support >= _MIN_SUPPORT:
             scored.append((support * fill, quad))
+    ranked = _distinct(quad for _, quad in sorted(scored, key=lambda s: -s[0]))
+    # Only the survivors are snapped (it is the costly step), then told apart again.
+    outline = contour.reshape(-1, 2).astype(np.float64)
+    return _distinct(_sharp_corners(quad, outline, partial=True) for quad in ranked)
+
+
+def _distinct(quads: Iterable[np.ndarray]) -> list[np.ndarray]:
+    """The quadrilaterals in order, each dropped if one kept before it has every corner within
+    ``_SAME_QUAD`` of its own (in either order of the corners)."""
     kept: list[np.ndarray] = []
-    for _, quad in sorted(scored, key=lambda s: -s[0]):
-        if all(_corner_distance(quad, k) > _SAME_QUAD for k in kept):
-            kept.append(quad)
+    for quad in quads:
+        quad = _clockwise(quad)
+        if kept:
+            others = np.array(kept)
+            same = np.max(np.linalg.norm(others - quad, axis=2), axis=1)
+            turned = np.max(np.linalg.norm(others - np.roll(quad, 2, axis=0), axis=2), axis=1)
+            if np.min(np.minimum(same, turned)) <= _SAME_QUAD:
+                continue
+        kept.append(quad)
     return kept
-
-
-def _corner_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """The largest distance between matching corners of two quadrilaterals, in either order."""
-    a, b = _clockwise(a), _clockwise(b)
-    return min(float(np.max(np.linalg.norm(np.roll(b, k, axis=0) - a, axis=1))) for k in (0, 2))
 
 
 def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = None) -> list[CardQuad]:
