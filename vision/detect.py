@@ -33,6 +33,7 @@ _MAX_SATURATION = 70
 _MIN_FILL = 0.88
 _MIN_SUPPORT = 0.6
 _SAME_QUAD = 1.5  # work pixels: candidates closer than this at every corner are one
+_CANDIDATES_PER_CARD = 6  # candidates kept per card's worth of a pile's area
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,17 +318,21 @@ def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tupl
         support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
         if support >= _MIN_SUPPORT:
             scored.append((support * fill, quad))
-    ranked = _distinct(quad for _, quad in sorted(scored, key=lambda s: -s[0]))
+    # A pile of n cards needs a few candidates per card; the rest only cost reads.
+    cap = _CANDIDATES_PER_CARD * max(1, round(cv2.contourArea(contour) / (size[0] * size[1])))
+    ranked = _distinct((quad for _, quad in sorted(scored, key=lambda s: -s[0])), cap)
     # Only the survivors are snapped (it is the costly step), then told apart again.
     outline = contour.reshape(-1, 2).astype(np.float64)
-    return _distinct(_sharp_corners(quad, outline, partial=True) for quad in ranked)
+    return _distinct((_sharp_corners(quad, outline, partial=True) for quad in ranked), cap)
 
 
-def _distinct(quads: Iterable[np.ndarray]) -> list[np.ndarray]:
-    """The quadrilaterals in order, each dropped if one kept before it has every corner within
-    ``_SAME_QUAD`` of its own (in either order of the corners)."""
+def _distinct(quads: Iterable[np.ndarray], cap: int) -> list[np.ndarray]:
+    """The first ``cap`` quadrilaterals in order, each dropped if one kept before it has every
+    corner within ``_SAME_QUAD`` of its own (in either order of the corners)."""
     kept: list[np.ndarray] = []
     for quad in quads:
+        if len(kept) >= cap:
+            break
         quad = _clockwise(quad)
         if kept:
             others = np.array(kept)

@@ -26,7 +26,6 @@ _TOP_PX_PER_MM = 0.5  # the top-down view for motion and hands: coarse is enough
 _MOVING = 28  # grey-level change between frames that counts as motion
 _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on paper is pink, a little)
-_GLANCE_STEP = 8  # the whole frame at 1/8 scale: enough to see that nothing at all has changed
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
 
 
@@ -122,10 +121,12 @@ class Observer:
 
 
 def _glance(frame: np.ndarray) -> np.ndarray:
-    """The frame at 1/8 scale in grey: an integer factor, so INTER_AREA is cheap and averages the
-    camera's noise away (64 pixels per glance pixel)."""
-    h, w = frame.shape[:2]
-    small = cv2.resize(frame, (w // _GLANCE_STEP, h // _GLANCE_STEP), interpolation=cv2.INTER_AREA)
+    """The frame at 1/8 scale in grey, by three halvings: INTER_AREA by exactly two is a fast path
+    (three of them cost a third of one division by eight), and averages the camera's noise away
+    (64 pixels per glance pixel)."""
+    small = frame
+    for _ in range(3):
+        small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
     return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
 
 
