@@ -70,30 +70,38 @@ def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
     """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame)."""
     scale = min(1.0, WORK_WIDTH / frame.shape[1])
     small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=_shrink(scale)) if scale < 1 else frame
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    value = hsv[..., 2]
+    _, saturation, value = cv2.split(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
     tiny = cv2.resize(value, None, fx=1 / 16, fy=1 / 16, interpolation=cv2.INTER_AREA)
     window = max(3, (tiny.shape[1] // 4) | 1)  # about four cards wide at the usual scales: a trick is a minority
-    mask = _paper(hsv, cv2.medianBlur(tiny, window))
-    # Second pass: the table's brightness again, from table pixels only. A card seen close up
-    # fills the median's window and would otherwise hide its own middle.
-    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    solid = cv2.drawContours(np.zeros_like(mask), outlines, -1, 255, -1)
+    # First pass, at a quarter of work scale (it only has to say where the table is): paper over
+    # the median brightness. A card seen close up fills the median's window and would hide its
+    # own middle, so the table's brightness is then taken again from table pixels only.
+    quarter = (value.shape[1] // 4, value.shape[0] // 4)
+    rough = _paper(
+        cv2.resize(saturation, quarter, interpolation=cv2.INTER_AREA),
+        cv2.resize(value, quarter, interpolation=cv2.INTER_AREA),
+        cv2.medianBlur(tiny, window),
+        clean=False,
+    )
+    outlines, _ = cv2.findContours(rough, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    solid = cv2.drawContours(np.zeros_like(rough), outlines, -1, 255, -1)
     small_solid = cv2.resize(solid, (tiny.shape[1], tiny.shape[0]), interpolation=cv2.INTER_AREA)
     table_only = (small_solid < 64).astype(np.float32)
     spread = (2 * window + 1, 2 * window + 1)
     weight = cv2.blur(table_only, spread)
     estimate = cv2.blur(tiny.astype(np.float32) * table_only, spread) / np.maximum(weight, 1e-3)
     table = np.where(weight > 0.05, estimate, cv2.medianBlur(tiny, window)).astype(np.uint8)
-    return _paper(hsv, table), scale
+    return _paper(saturation, value, table), scale
 
 
-def _paper(hsv: np.ndarray, table_tiny: np.ndarray) -> np.ndarray:
+def _paper(saturation: np.ndarray, value: np.ndarray, table_tiny: np.ndarray, clean: bool = True) -> np.ndarray:
     """Unsaturated pixels clearly brighter than the table around them, cleaned up."""
-    value = hsv[..., 2]
-    table = cv2.resize(table_tiny, (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
-    bright = value.astype(np.float32) > _BRIGHTER * table.astype(np.float32) + 8
-    mask = (bright & (hsv[..., 1] < _MAX_SATURATION)).astype(np.uint8) * 255
+    # value > limit for a real limit is value > floor(limit) for whole grey levels: all in uint8.
+    limit_tiny = np.clip(np.floor(_BRIGHTER * table_tiny.astype(np.float32) + 8), 0, 255).astype(np.uint8)
+    limit = cv2.resize(limit_tiny, (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
+    mask = cv2.compare(value, limit, cv2.CMP_GT) & cv2.compare(saturation, _MAX_SATURATION, cv2.CMP_LT)
+    if not clean:
+        return mask
     # Close the card's own ink (indices, pips) into the card; open away specks and thin lines.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
