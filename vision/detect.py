@@ -166,7 +166,22 @@ def _single_card(contour: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
     quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else cv2.boxPoints(rect)
     if _fill(mask, quad) < 0.93:
         return None
-    return _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
+    quad = _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
+    return quad if _rectangular(quad) else None
+
+
+def _rectangular(quad: np.ndarray) -> bool:
+    """Opposite sides alike and corners near right angles, as a card seen from above is (the
+    camera's tilt is small): a bright wedge cut by the frame's edge fills its outline too."""
+    sides = np.roll(quad, -1, axis=0) - quad
+    lengths = np.linalg.norm(sides, axis=1)
+    if lengths.min() <= 0 or max(lengths[0] / lengths[2], lengths[2] / lengths[0]) > 1.25:
+        return False
+    if max(lengths[1] / lengths[3], lengths[3] / lengths[1]) > 1.25:
+        return False
+    units = sides / lengths[:, None]
+    cosines = np.abs(np.sum(units * np.roll(units, 1, axis=0), axis=1))
+    return bool(cosines.max() < np.sin(np.deg2rad(20)))
 
 
 def _sharp_corners(quad: np.ndarray, outline: np.ndarray, partial: bool = False) -> np.ndarray:
