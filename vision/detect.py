@@ -34,6 +34,7 @@ _MIN_FILL = 0.88
 _MIN_SUPPORT = 0.6
 _SAME_QUAD = 1.5  # work pixels: candidates closer than this at every corner are one
 _CANDIDATES_PER_CARD = 6  # candidates kept per card's worth of a pile's area
+_SLIDE_PEAKS = 2  # positions kept along each straight run of a pile's outline
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,8 +311,20 @@ def _side_hypotheses(contour: np.ndarray, edges: _Edges, size: tuple[float, floa
             starts = a[None, :] + offsets[:, None] * u[None, :]
             quads = np.stack([starts, starts + along * u, starts + along * u + across * n, starts + across * n], 1)
             support = _edge_support_many(edges, quads)
-            out.append(quads[int(np.argmax(support))])
+            out += [quads[k] for k in _peaks(support, _SLIDE_PEAKS, apart=round(0.08 * along))]
     return out
+
+
+def _peaks(values: np.ndarray, count: int, apart: int) -> list[int]:
+    """Up to ``count`` indices of the highest values, each at least ``apart`` from the others: the
+    best slide may be a neighbour's edge, the second best the card's own."""
+    chosen: list[int] = []
+    for k in np.argsort(-values, kind="stable"):
+        if len(chosen) >= count:
+            break
+        if all(abs(int(k) - c) >= apart for c in chosen):
+            chosen.append(int(k))
+    return chosen
 
 
 def _edge_support_many(edges: _Edges, quads: np.ndarray, samples: int = 24) -> np.ndarray:
