@@ -190,19 +190,23 @@ def _sharp_corners(quad: np.ndarray, outline: np.ndarray, partial: bool = False)
     to the outline points along the middle of each side, and neighbouring lines intersected.
     With ``partial``, a side with no outline along it (inside a pile) keeps its own line, so that
     a pile's candidate is snapped to whichever of its sides lie on the pile's border."""
+    # The outline near the quadrilateral only (a pile's outline runs around several cards), and
+    # all four sides at once: this runs for every candidate.
+    low, high = quad.min(axis=0) - 4, quad.max(axis=0) + 4
+    outline = outline[np.all((outline >= low) & (outline <= high), axis=1)]
+    sides = np.roll(quad, -1, axis=0) - quad  # 4 x 2
+    lengths = np.linalg.norm(sides, axis=1)
+    rel = outline[None, :, :] - quad[:, None, :]  # 4 x N x 2
+    t = np.einsum("snk,sk->sn", rel, sides) / lengths[:, None] ** 2
+    dist = np.abs(sides[:, None, 0] * rel[..., 1] - sides[:, None, 1] * rel[..., 0]) / lengths[:, None]
+    near_side = (t > 0.15) & (t < 0.85) & (dist < np.maximum(2.0, 0.04 * lengths)[:, None])
     lines = []
     for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        t = (outline - a) @ d / length**2
-        rel = outline - a
-        dist = np.abs(d[0] * rel[:, 1] - d[1] * rel[:, 0]) / length
-        near = outline[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.04 * length))]
-        if len(near) < (max(8, 0.3 * length) if partial else 2):
+        near = outline[near_side[i]]
+        if len(near) < (max(8, 0.3 * lengths[i]) if partial else 2):
             if not partial:
                 return quad
-            lines.append((a, d / length))
+            lines.append((quad[i], sides[i] / lengths[i]))
             continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
