@@ -35,6 +35,7 @@ _MIN_SUPPORT = 0.6
 _SAME_QUAD = 1.5  # work pixels: candidates closer than this at every corner are one
 _CANDIDATES_PER_CARD = 6  # candidates kept per card's worth of a pile's area
 _SLIDE_PEAKS = 2  # positions kept along each straight run of a pile's outline
+_RUNS_PER_CARD = 4  # straight runs of a pile's outline tried per card's worth of its area
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,12 +297,15 @@ def _side_hypotheses(contour: np.ndarray, edges: _Edges, size: tuple[float, floa
     where its other sides meet image edges (the faint line of a white card on a white card)."""
     short, long_ = size
     poly = cv2.approxPolyDP(contour, max(2.0, 0.03 * short), True).reshape(-1, 2).astype(np.float64)
+    runs = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    runs = [(a, b) for a, b in runs if np.linalg.norm(b - a) >= 0.25 * short]
+    # The longest runs first, a few per card's worth of the pile: a ragged blob (an arm across
+    # the cards) has many short runs, and each costs a slide.
+    cards = max(1, round(cv2.contourArea(contour) / (short * long_)))
+    runs = sorted(runs, key=lambda r: -float(np.linalg.norm(r[1] - r[0])))[: _RUNS_PER_CARD * cards]
     out = []
-    for i in range(len(poly)):
-        a, b = poly[i], poly[(i + 1) % len(poly)]
+    for a, b in runs:
         length = float(np.linalg.norm(b - a))
-        if length < 0.25 * short:
-            continue
         u = (b - a) / length
         n = np.array([-u[1], u[0]])
         probe = (a + b) / 2 + 3 * n
