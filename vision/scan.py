@@ -71,7 +71,8 @@ class ReadMemo:
         self._last, self._now = self._now, []
 
     def read(self, frame: np.ndarray, quad: CardQuad, templates: IndexTemplates, body_visible: bool) -> CardRead:
-        thumb = _thumbnail(frame, quad)
+        card = warp_card(frame, quad)  # the reader needs it anyway; the thumbnail is cut from it
+        thumb = _thumbnail(card)
         for old in self._last:
             same_place = old.body_visible == body_visible and _same_outline(old.corners, quad.corners)
             if same_place and float(np.mean(np.abs(old.thumb - thumb))) <= _SAME_PIXELS:
@@ -79,20 +80,15 @@ class ReadMemo:
                 self._now.append(old)
                 return old.read
         self.misses += 1
-        read = read_card(warp_card(frame, quad), templates, body_visible=body_visible)
+        read = read_card(card, templates, body_visible=body_visible)
         self._now.append(_Remembered(quad.corners, thumb, body_visible, read))
         return read
 
 
-def _thumbnail(frame: np.ndarray, quad: CardQuad) -> np.ndarray:
-    """The card at 22x30 in grey: warped straight to twice that (a 25th of a full warp's pixels),
-    then averaged down, so that camera noise stays well under ``_SAME_PIXELS``."""
-    w, h = 2 * _THUMB[0], 2 * _THUMB[1]
-    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    homography = cv2.getPerspectiveTransform(quad.corners.astype(np.float32), target)
-    small = cv2.warpPerspective(frame, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    return cv2.resize(grey, _THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
+def _thumbnail(card: np.ndarray) -> np.ndarray:
+    """The warped card at 22x30 in grey: each thumbnail pixel averages ~90 card pixels, so that
+    camera noise stays well under ``_SAME_PIXELS`` while an index or a pip changed does not."""
+    return cv2.resize(cv2.cvtColor(card, cv2.COLOR_BGR2GRAY), _THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
 def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:
