@@ -44,6 +44,7 @@ _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pi
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81; the wrong reads seen in piles scored 0.57-0.63).
 _SURE = 0.8
+_BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corners read the card
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,11 @@ class _Place:
     confirmed: bool = False  # another candidate here read the same card
     disputed: bool = False  # another candidate here read another card
 
+    @property
+    def settled(self) -> bool:
+        """Both corners read alike from one outline, closely: no second look is needed."""
+        return self.first.confidence >= _BOTH_CORNERS
+
 
 def _read_pile(
     frame: np.ndarray, candidates: list[CardQuad], templates: IndexTemplates, memo: ReadMemo
@@ -158,7 +164,7 @@ def _read_pile(
     places: list[_Place] = []
     for quad in candidates:
         place = next((p for p in places if _covered(quad.corners, p.first.corners)), None)
-        if place is not None and (place.disputed or place.second_looks >= _SECOND_LOOKS):
+        if place is not None and (place.disputed or place.second_looks >= _SECOND_LOOKS or place.settled):
             continue
         rec = _read(frame, quad, templates, False, memo)
         if place is None:

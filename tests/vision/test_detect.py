@@ -68,7 +68,7 @@ def on_a_face_up_card(rec: Recognition, truth: list[CardTruth]) -> bool:
 
 @pytest.mark.parametrize(("size", "min_recall"), [(SIZES[0], 0.7), (SIZES[1], 0.68)])
 def test_fanned_tricks_of_three_or_four_cards_are_split_and_read(templates, size, min_recall):
-    # Measured on these eight scenes (28 face-up cards): 75 % at 720p, 71 % at 1080p; before the
+    # Measured on these eight scenes (28 face-up cards): 71 % at 720p and at 1080p; before the
     # pile candidates along the outline's runs, the middle cards of a fan were not found at all.
     score = Score()
     for i in range(8):
