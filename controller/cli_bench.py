@@ -84,10 +84,12 @@ def bench_vision(
         sys.stdout.write(json.dumps(doc) + "\n")
         return
     table = Table(title="Vision: per-frame time, single thread (mat, detection, reading, zones)")
-    for column in ("frame", "cards", "median ms", "p95 ms", "frames"):
+    for column in ("frame", "cards", "state", "median ms", "p95 ms", "of which reading ms", "frames"):
         table.add_column(column, justify="right")
     for f in speed:
-        table.add_row(f"{f.size[0]}x{f.size[1]}", str(f.cards), f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", str(f.frames))
+        size_text = f"{f.size[0]}x{f.size[1]}"
+        median, p95, read = f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", f"{f.read_ms:.1f}"
+        table.add_row(size_text, str(f.cards), f.state, median, p95, read, str(f.frames))
     console.print(table)
     table = Table(title=f"Vision: accuracy on rendered scenes at {size} (six cards each, one face down)")
     for column in ("deck", "templates", "cards", "precision", "recall", "wrong", "unknown", "confusions"):

@@ -16,6 +16,7 @@ scale) or from the single cards seen in the same frame.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -31,6 +32,10 @@ _BRIGHTER = 1.12  # card paper over the local table brightness
 _MAX_SATURATION = 70
 _MIN_FILL = 0.88
 _MIN_SUPPORT = 0.6
+_SAME_QUAD = 1.5  # work pixels: candidates closer than this at every corner are one
+_CANDIDATES_PER_CARD = 6  # candidates kept per card's worth of a pile's area
+_SLIDE_PEAKS = 2  # positions kept along each straight run of a pile's outline
+_RUNS_PER_CARD = 4  # straight runs of a pile's outline tried per card's worth of its area
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,9 @@ class CardQuad:
 
     corners: np.ndarray  # 4 x 2 float
     single: bool  # found as a blob of its own, not split out of touching cards
+    # Candidates split out of one pile share its number (-1: a single card). They are ranked best
+    # first and may overlap: they are hypotheses, confirmed only by an index read in their corner.
+    pile: int = -1
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -64,30 +72,38 @@ def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
     """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame)."""
     scale = min(1.0, WORK_WIDTH / frame.shape[1])
     small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=_shrink(scale)) if scale < 1 else frame
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    value = hsv[..., 2]
+    _, saturation, value = cv2.split(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
     tiny = cv2.resize(value, None, fx=1 / 16, fy=1 / 16, interpolation=cv2.INTER_AREA)
     window = max(3, (tiny.shape[1] // 4) | 1)  # about four cards wide at the usual scales: a trick is a minority
-    mask = _paper(hsv, cv2.medianBlur(tiny, window))
-    # Second pass: the table's brightness again, from table pixels only. A card seen close up
-    # fills the median's window and would otherwise hide its own middle.
-    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    solid = cv2.drawContours(np.zeros_like(mask), outlines, -1, 255, -1)
+    # First pass, at a quarter of work scale (it only has to say where the table is): paper over
+    # the median brightness. A card seen close up fills the median's window and would hide its
+    # own middle, so the table's brightness is then taken again from table pixels only.
+    quarter = (value.shape[1] // 4, value.shape[0] // 4)
+    rough = _paper(
+        cv2.resize(saturation, quarter, interpolation=cv2.INTER_AREA),
+        cv2.resize(value, quarter, interpolation=cv2.INTER_AREA),
+        cv2.medianBlur(tiny, window),
+        clean=False,
+    )
+    outlines, _ = cv2.findContours(rough, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    solid = cv2.drawContours(np.zeros_like(rough), outlines, -1, 255, -1)
     small_solid = cv2.resize(solid, (tiny.shape[1], tiny.shape[0]), interpolation=cv2.INTER_AREA)
     table_only = (small_solid < 64).astype(np.float32)
     spread = (2 * window + 1, 2 * window + 1)
     weight = cv2.blur(table_only, spread)
     estimate = cv2.blur(tiny.astype(np.float32) * table_only, spread) / np.maximum(weight, 1e-3)
     table = np.where(weight > 0.05, estimate, cv2.medianBlur(tiny, window)).astype(np.uint8)
-    return _paper(hsv, table), scale
+    return _paper(saturation, value, table), scale
 
 
-def _paper(hsv: np.ndarray, table_tiny: np.ndarray) -> np.ndarray:
+def _paper(saturation: np.ndarray, value: np.ndarray, table_tiny: np.ndarray, clean: bool = True) -> np.ndarray:
     """Unsaturated pixels clearly brighter than the table around them, cleaned up."""
-    value = hsv[..., 2]
-    table = cv2.resize(table_tiny, (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
-    bright = value.astype(np.float32) > _BRIGHTER * table.astype(np.float32) + 8
-    mask = (bright & (hsv[..., 1] < _MAX_SATURATION)).astype(np.uint8) * 255
+    # value > limit for a real limit is value > floor(limit) for whole grey levels: all in uint8.
+    limit_tiny = np.clip(np.floor(_BRIGHTER * table_tiny.astype(np.float32) + 8), 0, 255).astype(np.uint8)
+    limit = cv2.resize(limit_tiny, (value.shape[1], value.shape[0]), interpolation=cv2.INTER_LINEAR)
+    mask = cv2.compare(value, limit, cv2.CMP_GT) & cv2.compare(saturation, _MAX_SATURATION, cv2.CMP_LT)
+    if not clean:
+        return mask
     # Close the card's own ink (indices, pips) into the card; open away specks and thin lines.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
@@ -152,23 +168,47 @@ def _single_card(contour: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
     quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else cv2.boxPoints(rect)
     if _fill(mask, quad) < 0.93:
         return None
-    return _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
+    quad = _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
+    return quad if _rectangular(quad) else None
 
 
-def _sharp_corners(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
+def _rectangular(quad: np.ndarray) -> bool:
+    """Opposite sides alike and corners near right angles, as a card seen from above is (the
+    camera's tilt is small): a bright wedge cut by the frame's edge fills its outline too."""
+    sides = np.roll(quad, -1, axis=0) - quad
+    lengths = np.linalg.norm(sides, axis=1)
+    if lengths.min() <= 0 or max(lengths[0] / lengths[2], lengths[2] / lengths[0]) > 1.25:
+        return False
+    if max(lengths[1] / lengths[3], lengths[3] / lengths[1]) > 1.25:
+        return False
+    units = sides / lengths[:, None]
+    cosines = np.abs(np.sum(units * np.roll(units, 1, axis=0), axis=1))
+    return bool(cosines.max() < np.sin(np.deg2rad(20)))
+
+
+def _sharp_corners(quad: np.ndarray, outline: np.ndarray, partial: bool = False) -> np.ndarray:
     """Corners where the card's straight sides meet, not on its rounded corners: a line is fitted
-    to the outline points along the middle of each side, and neighbouring lines intersected."""
+    to the outline points along the middle of each side, and neighbouring lines intersected.
+    With ``partial``, a side with no outline along it (inside a pile) keeps its own line, so that
+    a pile's candidate is snapped to whichever of its sides lie on the pile's border."""
+    # The outline near the quadrilateral only (a pile's outline runs around several cards), and
+    # all four sides at once: this runs for every candidate.
+    low, high = quad.min(axis=0) - 4, quad.max(axis=0) + 4
+    outline = outline[np.all((outline >= low) & (outline <= high), axis=1)]
+    sides = np.roll(quad, -1, axis=0) - quad  # 4 x 2
+    lengths = np.linalg.norm(sides, axis=1)
+    rel = outline[None, :, :] - quad[:, None, :]  # 4 x N x 2
+    t = np.einsum("snk,sk->sn", rel, sides) / lengths[:, None] ** 2
+    dist = np.abs(sides[:, None, 0] * rel[..., 1] - sides[:, None, 1] * rel[..., 0]) / lengths[:, None]
+    near_side = (t > 0.15) & (t < 0.85) & (dist < np.maximum(2.0, 0.04 * lengths)[:, None])
     lines = []
     for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        t = (outline - a) @ d / length**2
-        rel = outline - a
-        dist = np.abs(d[0] * rel[:, 1] - d[1] * rel[:, 0]) / length
-        near = outline[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.04 * length))]
-        if len(near) < 2:
-            return quad
+        near = outline[near_side[i]]
+        if len(near) < (max(8, 0.3 * lengths[i]) if partial else 2):
+            if not partial:
+                return quad
+            lines.append((quad[i], sides[i] / lengths[i]))
+            continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
     out = []
@@ -250,21 +290,101 @@ def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size
     return out
 
 
-def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]):
-    """Cards in a blob of touching or overlapping cards. A card grown from a corner or a strip must
-    lie on card pixels *and* have most of its outline on image edges (the blob's border, or the
-    shadow line of a card lying on it): inside a white pile, a wrong rectangle has no edges."""
+def _side_hypotheses(contour: np.ndarray, edges: _Edges, size: tuple[float, float]) -> list[np.ndarray]:
+    """Cards laid along each straight run of the pile's outline. In a fanned trick the middle
+    cards have no free corner on the outline, but their top and bottom sides are part of it: a
+    card of the known size lies along such a run, on the inner side, and is slid along it to
+    where its other sides meet image edges (the faint line of a white card on a white card)."""
+    short, long_ = size
+    poly = cv2.approxPolyDP(contour, max(2.0, 0.03 * short), True).reshape(-1, 2).astype(np.float64)
+    runs = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    runs = [(a, b) for a, b in runs if np.linalg.norm(b - a) >= 0.25 * short]
+    # The longest runs first, a few per card's worth of the pile: a ragged blob (an arm across
+    # the cards) has many short runs, and each costs a slide.
+    cards = max(1, round(cv2.contourArea(contour) / (short * long_)))
+    runs = sorted(runs, key=lambda r: -float(np.linalg.norm(r[1] - r[0])))[: _RUNS_PER_CARD * cards]
+    out = []
+    for a, b in runs:
+        length = float(np.linalg.norm(b - a))
+        u = (b - a) / length
+        n = np.array([-u[1], u[0]])
+        probe = (a + b) / 2 + 3 * n
+        if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
+            n = -n  # towards the blob's inside
+        for along, across in ((short, long_), (long_, short)):
+            if length > 1.15 * along:
+                continue
+            slack = along - length
+            offsets = np.arange(-slack - 0.1 * along, 0.1 * along + 1.0, 1.0)
+            starts = a[None, :] + offsets[:, None] * u[None, :]
+            quads = np.stack([starts, starts + along * u, starts + along * u + across * n, starts + across * n], 1)
+            support = _edge_support_many(edges, quads)
+            out += [quads[k] for k in _peaks(support, _SLIDE_PEAKS, apart=round(0.08 * along))]
+    return out
+
+
+def _peaks(values: np.ndarray, count: int, apart: int) -> list[int]:
+    """Up to ``count`` indices of the highest values, each at least ``apart`` from the others: the
+    best slide may be a neighbour's edge, the second best the card's own."""
+    chosen: list[int] = []
+    for k in np.argsort(-values, kind="stable"):
+        if len(chosen) >= count:
+            break
+        if all(abs(int(k) - c) >= apart for c in chosen):
+            chosen.append(int(k))
+    return chosen
+
+
+def _edge_support_many(edges: _Edges, quads: np.ndarray, samples: int = 24) -> np.ndarray:
+    """:func:`_edge_support` of a batch of quadrilaterals (k x 4 x 2)."""
+    t = np.linspace(0.12, 0.88, samples)[None, :, None]
+    sides = [quads[:, i, None] + t * (quads[:, (i + 1) % 4] - quads[:, i])[:, None] for i in range(4)]
+    points = np.concatenate(sides, 1)
+    xy = np.round(points).astype(int)
+    h, w = edges.distance.shape
+    inside = (xy[..., 0] >= 0) & (xy[..., 0] < w) & (xy[..., 1] >= 0) & (xy[..., 1] < h)
+    near = edges.distance[np.clip(xy[..., 1], 0, h - 1), np.clip(xy[..., 0], 0, w - 1)] <= 2.5
+    return np.count_nonzero(near & inside, axis=1) / xy.shape[1]
+
+
+def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]) -> list[np.ndarray]:
+    """Candidate cards in a blob of touching or overlapping cards, best first. A card grown from a
+    corner, a strip or a side must lie on card pixels *and* have most of its outline on image
+    edges (the blob's border, or the faint line of a card lying on another): inside a white pile,
+    a wrong rectangle has few edges. Several candidates per card are kept (near-duplicates
+    dropped): which one is the card is settled by reading them (:func:`vision.scan.recognise`),
+    since only a well-placed outline shows an index upright in its corner."""
     scored = []
     hypotheses = _corner_hypotheses(contour, size) + _piece_hypotheses(contour, mask, edges, size)
+    hypotheses += _side_hypotheses(contour, edges, size)
     for quad in hypotheses:
         fill = _fill(mask, quad)
         support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
         if support >= _MIN_SUPPORT:
             scored.append((support * fill, quad))
+    # A pile of n cards needs a few candidates per card; the rest only cost reads.
+    cap = _CANDIDATES_PER_CARD * max(1, round(cv2.contourArea(contour) / (size[0] * size[1])))
+    ranked = _distinct((quad for _, quad in sorted(scored, key=lambda s: -s[0])), cap)
+    # Only the survivors are snapped (it is the costly step), then told apart again.
+    outline = contour.reshape(-1, 2).astype(np.float64)
+    return _distinct((_sharp_corners(quad, outline, partial=True) for quad in ranked), cap)
+
+
+def _distinct(quads: Iterable[np.ndarray], cap: int) -> list[np.ndarray]:
+    """The first ``cap`` quadrilaterals in order, each dropped if one kept before it has every
+    corner within ``_SAME_QUAD`` of its own (in either order of the corners)."""
     kept: list[np.ndarray] = []
-    for _, quad in sorted(scored, key=lambda s: -s[0]):
-        if all(_iou(quad, k) < 0.5 for k in kept):
-            kept.append(quad)
+    for quad in quads:
+        if len(kept) >= cap:
+            break
+        quad = _clockwise(quad)
+        if kept:
+            others = np.array(kept)
+            same = np.max(np.linalg.norm(others - quad, axis=2), axis=1)
+            turned = np.max(np.linalg.norm(others - np.roll(quad, 2, axis=0), axis=2), axis=1)
+            if np.min(np.minimum(same, turned)) <= _SAME_QUAD:
+                continue
+        kept.append(quad)
     return kept
 
 
@@ -291,11 +411,16 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
         clusters += [c for q, c in singles if not _card_sized(q, size)]
         singles = [(q, c) for q, c in singles if _card_sized(q, size)]
     found = [q for q, _ in singles]
+    if size is not None:
+        work_size = (size[0] * scale, size[1] * scale)
+        # A pile holds at least one card's worth of paper; smaller blobs (the markers' white
+        # frames, a corner of a card at the frame's edge) have no card to split out.
+        clusters = [c for c in clusters if cv2.contourArea(c) >= 0.8 * work_size[0] * work_size[1]]
     if size is not None and clusters:
         edges = _edges(frame, scale, clusters)  # only piles need them: most frames skip this
-        work_size = (size[0] * scale, size[1] * scale)
-        for contour in clusters:
-            found += [CardQuad(_clockwise(q / scale), False) for q in _split_blob(contour, mask, edges, work_size)]
+        for pile, contour in enumerate(clusters):
+            split = _split_blob(contour, mask, edges, work_size)
+            found += [CardQuad(_clockwise(q / scale), False, pile) for q in split]
     return found
 
 

@@ -1,0 +1,138 @@
+"""Card detection on rendered scenes: fanned tricks, glare, three tables, two frame sizes; no
+phantom outlines; reads reused only for cards that did not change."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from benchmarks.vision_scenes import TABLES, Score, scenes
+from engine.cards import CARDS, card
+from simulators.camera import Arm, CameraView, CardTruth, PlacedCard, Scene, render
+from simulators.card_faces import all_faces
+from simulators.scenes import random_glare, tilted_view
+from vision.classify import IndexTemplates
+from vision.detect import find_cards
+from vision.mat import MatLayout
+from vision.observe import Observer
+from vision.scan import ReadMemo, Recognition, recognise
+
+SIZES = ((1280, 720), (1920, 1080))
+
+
+@pytest.fixture(scope="module")
+def templates() -> IndexTemplates:
+    return IndexTemplates.from_faces(all_faces())
+
+
+def card_size_px(view: CameraView) -> tuple[float, float]:
+    """The card's size in pixels at the middle of the table, as the mat's scale gives it."""
+    points = np.array([[[297.0, 210.0], [307.0, 210.0], [297.0, 220.0]]])
+    a, b, c = cv2.perspectiveTransform(points, view.table_to_frame)[0]
+    px_per_mm = (np.linalg.norm(b - a) + np.linalg.norm(c - a)) / 20
+    return (63.5 * px_per_mm, 88.9 * px_per_mm)
+
+
+def fanned_trick(i: int, size: tuple[int, int]) -> tuple[CameraView, np.ndarray, list[CardTruth]]:
+    """Three or four cards fanned in the middle of the table (each shows one index corner at
+    least), the whole trick turned, glare in every other scene, one card face down aside."""
+    rng = np.random.default_rng(500 + i)
+    table = TABLES[i % 3]
+    view = tilted_view(rng, size, table, MatLayout.create(4, "a2") if table == "felt" else None)
+    n = 3 + i % 2
+    cards = [CARDS[k] for k in rng.choice(len(CARDS), n + 1, replace=False)]
+    cx, cy, turn = 297 + rng.uniform(-20, 20), 210 + rng.uniform(-10, 10), rng.uniform(-20, 20)
+    placed = []
+    for k, c in enumerate(cards[:n]):
+        dx = (k - (n - 1) / 2) * rng.uniform(34, 42)
+        centre = (cx + dx * np.cos(np.deg2rad(turn)), cy + dx * np.sin(np.deg2rad(turn)) + rng.uniform(-8, 8))
+        placed.append(PlacedCard(c, centre, turn + rng.uniform(-12, 12)))
+    placed.append(PlacedCard(cards[n], (120, 330), rng.uniform(-20, 20), face_up=False))
+    glare = (random_glare(rng, size),) if i % 2 == 0 else ()
+    scene = Scene(cards=tuple(placed), glare=glare, light_falloff=0.3, blur_sigma=0.6, noise_sigma=3)
+    frame, truth = render(view, scene, seed=i)
+    return view, frame, truth
+
+
+def on_a_face_up_card(rec: Recognition, truth: list[CardTruth]) -> bool:
+    """The outline's centre lies near a face-up card's centre (unknown reads included)."""
+    for t in truth:
+        width = float(np.linalg.norm(t.corners_px[1] - t.corners_px[0]))
+        if t.face_up and np.hypot(*np.subtract(rec.center, t.centre_px)) < 0.35 * width + 4:
+            return True
+    return False
+
+
+@pytest.mark.parametrize(("size", "min_recall"), [(SIZES[0], 0.7), (SIZES[1], 0.68)])
+def test_fanned_tricks_of_three_or_four_cards_are_split_and_read(templates, size, min_recall):
+    # Measured on these eight scenes (28 face-up cards): 71 % at 720p and at 1080p; before the
+    # pile candidates along the outline's runs, the middle cards of a fan were not found at all.
+    score = Score()
+    for i in range(8):
+        view, frame, truth = fanned_trick(i, size)
+        found = recognise(frame, templates, card_size_px(view))
+        score.add(found, truth, f"fan {i}")
+        assert all(on_a_face_up_card(r, truth) for r in found), f"fan {i}: an outline on no card"
+    assert score.wrong == []  # a wrong card is a false accusation at the table
+    assert score.recall >= min_recall, score
+
+
+@pytest.mark.parametrize(("size", "count", "min_recall"), [(SIZES[0], 12, 0.85), (SIZES[1], 6, 0.9)])
+def test_no_outline_is_reported_where_no_face_up_card_lies(templates, size, count, min_recall):
+    # Every reported outline, read or not, lies on a face-up card: backs, glare, the mat's
+    # markers and the wood's grain make none. (Recall measured on these scenes: 88 % / 93 %.)
+    score = Score()
+    for label, frame, truth in scenes(count, size, seed=size[1]):
+        found = recognise(frame, templates)
+        score.add(found, truth, label)
+        assert all(on_a_face_up_card(r, truth) for r in found), label
+    assert score.wrong == []
+    assert score.recall >= min_recall, score
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_backs_and_an_arm_make_no_outline(table):
+    view = tilted_view(np.random.default_rng(3), (1280, 720), table, None)
+    backs = tuple(PlacedCard(card("AS"), (150 + 90 * i, 200), 10 * i, face_up=False) for i in range(4))
+    scene = Scene(cards=backs, arms=(Arm((0, 700), (600, 300), 55),), light_falloff=0.4, blur_sigma=0.8)
+    frame, _ = render(view, scene)
+    assert find_cards(frame) == []
+    assert find_cards(frame, card_size_px(view)) == []
+
+
+def still_cards(seed: int = 0) -> tuple[CameraView, Scene]:
+    view = tilted_view(np.random.default_rng(seed), (1280, 720), "felt", MatLayout.create(4, "a2"))
+    cards = (PlacedCard(card("QS"), (297, 70), 8), PlacedCard(card("7D"), (297, 350), -12))
+    return view, Scene(cards=cards, light_falloff=0.3, blur_sigma=0.6, noise_sigma=3)
+
+
+def test_a_still_card_is_read_once_and_a_swapped_one_again(templates):
+    view, scene = still_cards()
+    memo = ReadMemo()
+    first = recognise(render(view, scene, seed=1)[0], templates, memo=memo)
+    assert sorted(str(r.card) for r in first) == ["7D", "QS"] and memo.misses == 2
+    again = recognise(render(view, scene, seed=2)[0], templates, memo=memo)  # only the noise differs
+    assert sorted(str(r.card) for r in again) == ["7D", "QS"]
+    assert (memo.hits, memo.misses) == (2, 2)
+    # The seven swapped for another card at exactly the same place: read again, not remembered.
+    swapped = (scene.cards[0], PlacedCard(card("4C"), scene.cards[1].centre_mm, scene.cards[1].angle_deg))
+    later = recognise(render(view, replace(scene, cards=swapped), seed=3)[0], templates, memo=memo)
+    assert sorted(str(r.card) for r in later) == ["4C", "QS"]
+    assert memo.misses == 3
+
+
+def test_the_observer_reuses_a_still_frame_and_sees_a_new_card(templates):
+    view, scene = still_cards(1)
+    observer = Observer(MatLayout.create(4, "a2"), templates)
+    first = observer.observe(render(view, scene, seed=1)[0])
+    assert sorted(str(o.card) for o in first.cards) == ["7D", "QS"]
+    for seed in (2, 3, 4):
+        assert observer.observe(render(view, scene, seed=seed)[0]).cards == first.cards
+    assert observer.reused == 3
+    added = replace(scene, cards=(*scene.cards, PlacedCard(card("KH"), (80, 210), 5)))
+    seen = observer.observe(render(view, added, seed=5)[0])
+    assert sorted(str(o.card) for o in seen.cards) == ["7D", "KH", "QS"]
+    assert observer.reused == 3
