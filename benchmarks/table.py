@@ -192,7 +192,9 @@ def _cpu_figure(
     by_name: dict[str, float] = {}
     for tid, (name, cpu) in after.items():
         spent = cpu - before.get(tid, (name, 0.0))[1]
-        key = "ws-client" if name.startswith("ws-client") else name
+        # The WebSocket clients' library runs a receiving and a keep-alive thread per client.
+        page_side = name.startswith("ws-client") or name.endswith(("(recv_events)", "(keepalive)"))
+        key = "ws-client" if page_side else name
         by_name[key] = by_name.get(key, 0.0) + spent
     simulator = sum(v for k, v in by_name.items() if k in SIMULATOR_THREADS) + render
     table = max(0.0, sum(by_name.values()) - simulator)
