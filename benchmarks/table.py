@@ -24,6 +24,7 @@ import os
 import statistics
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,8 @@ class _Clients:
         from websockets.sync.client import connect
 
         self.arrivals: list[dict[tuple[int, str], float]] = [{} for _ in range(count)]
-        self._sockets = [connect(url, open_timeout=20) for _ in range(count)]
+        self._open = ExitStack()  # websockets wants its sync connections used as context managers
+        self._sockets = [self._open.enter_context(connect(url, open_timeout=20)) for _ in range(count)]
         self._threads = [
             threading.Thread(target=self._listen, args=(i,), name=f"ws-client-{i}", daemon=True) for i in range(count)
         ]
@@ -87,8 +89,7 @@ class _Clients:
             return
 
     def close(self) -> None:
-        for socket in self._sockets:
-            socket.close()
+        self._open.close()
         for thread in self._threads:
             thread.join(timeout=5)
 

@@ -55,17 +55,16 @@ def test_no_message_of_a_live_hand_shows_a_card_before_it_is_on_the_mat(tmp_path
         except Exception:
             return
 
-    socket = connect(f"ws://{rig.options.host}:{rig.options.port}/ws")
-    listener = threading.Thread(target=listen, args=(socket,), daemon=True)
-    listener.start()
     try:
-        rig.start_match()
-        rig.play(1)
-        for path in ("/api/table", "/api/matches", "/api/health"):
-            check(httpx.get(base + path).json(), path)
-    finally:
-        socket.close()
+        with connect(f"ws://{rig.options.host}:{rig.options.port}/ws") as socket:
+            listener = threading.Thread(target=listen, args=(socket,), daemon=True)
+            listener.start()
+            rig.start_match()
+            rig.play(1)
+            for path in ("/api/table", "/api/matches", "/api/health"):
+                check(httpx.get(base + path).json(), path)
         listener.join(timeout=5)
+    finally:
         rig.close()
     assert not leaks, leaks
     assert {"deal", "call", "play", "status"} <= kinds  # the devices' messages were swept too
