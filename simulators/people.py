@@ -244,11 +244,11 @@ class SimulatedPeople:
 
     def _wait_for_clear_mat(self) -> None:
         """Before leading, the previous trick must be gathered and the camera must have seen it go."""
+        # A card put down before the camera has seen the mat clear would count for the old trick:
+        # people wait for the page to stop saying "gather the trick", however slow the frames.
         self._wait(
             lambda s: not s.get("devices", {}).get("camera", {}).get("trick_on_mat", False),
             "the trick to be gathered",
-            raise_on_timeout=False,
-            seconds=10.0,
         )
 
     def _mirror_push(self, seat: int, action: Action) -> None:
