@@ -231,6 +231,10 @@ class LiveTable:
             self._refuse(seat, beep=False)
         else:
             self.runtime.publish_status("camera", {"state": "watching", "trick_on_mat": True})
+            referee = self.runtime.controller.referee
+            hand = referee.match.current if referee is not None else None
+            if self.vision is not None and hand is not None and not hand.current_trick:
+                self.vision.trick_complete()
 
     def _refuse(self, seat: int, beep: bool) -> None:
         """The card lying at ``seat`` does not count: the camera waits for that seat's next card."""

@@ -71,6 +71,7 @@ class VisionService:
         self._seat_of_zone = {name: seat for seat, name in self._zone_of_seat.items()}
         self._allowed: dict[str, set[Card]] | None = None
         self._withdrawn: list[str] = []  # zones to withdraw, applied on the capture thread
+        self._complete = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._last_frame = time.monotonic()
@@ -89,6 +90,11 @@ class VisionService:
         """The referee refused (or an undo took back) the card that seat played."""
         with self._lock:
             self._withdrawn.append(self._zone_of_seat[seat])
+
+    def trick_complete(self) -> None:
+        """The referee says the trick is complete (the tracker lets the next one begin)."""
+        with self._lock:
+            self._complete = True
 
     # --- the threads ------------------------------------------------------------------------
 
@@ -140,8 +146,11 @@ class VisionService:
         self.frames += 1
         with self._lock:
             allowed, withdrawn, self._withdrawn = self._allowed, self._withdrawn, []
+            complete, self._complete = self._complete, False
         for zone in withdrawn:
             self.tracker.withdraw(zone)
+        if complete:
+            self.tracker.trick_complete()
         for event in self.tracker.update(observation, allowed):
             self._emit(event)
 

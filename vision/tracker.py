@@ -75,6 +75,7 @@ class _Track:
 class _Trick:
     played: dict[str, CardPlayed] = field(default_factory=dict)  # seat zone -> its event
     empty_frames: int = 0
+    complete: bool = False  # the referee said so: the next card in an emptied zone starts a new trick
 
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -101,6 +102,12 @@ class Tracker:
         if cleared is not None:
             events.append(cleared)
         return events
+
+    def trick_complete(self) -> None:
+        """The referee says the trick is complete: a card that settles in a zone whose played card
+        has gone starts the next trick, even if the camera never saw every zone empty and quiet
+        at once (a leader quicker than the gathering)."""
+        self._trick.complete = True
 
     def withdraw(self, zone: str) -> CardPlayed | None:
         """The referee refused the card played in ``zone``: the zone takes a new card, and the
@@ -155,6 +162,9 @@ class Tracker:
             if track.streak < self.settings.stable_frames or track.refused:
                 continue
             held = self._trick.played.get(track.zone)
+            if held is not None and self._trick.complete and not self._lies_there(held):
+                events.append(self._new_trick(frame))
+                held = None
             if held is None:
                 event = CardPlayed(track.zone, track.card, frame, track.centre_mm)
                 self._trick.played[track.zone] = event
@@ -163,6 +173,21 @@ class Tracker:
             elif held.card != track.card or _distance(held.centre_mm, track.centre_mm) > self.settings.same_card_mm:
                 log.warning("%s settled in %s, which already holds %s: ignored", track.card, track.zone, held.card)
         return events
+
+    def _lies_there(self, event: CardPlayed) -> bool:
+        """Whether the card of a play is still being seen (or was, a moment ago) where it was played."""
+        return any(
+            t.zone == event.seat
+            and t.card == event.card
+            and _distance(t.centre_mm, event.centre_mm) <= self.settings.same_card_mm
+            for t in self._tracks
+        )
+
+    def _new_trick(self, frame: int) -> TrickCleared:
+        order = sorted(self._trick.played.values(), key=lambda e: e.frame)
+        self._trick = _Trick()
+        log.info("trick cleared (frame %d): the next trick began before the mat was seen clear", frame)
+        return TrickCleared(frame, tuple(e.card for e in order))
 
     def _check_cleared(self, obs: FrameObservation, seen: list[Observed]) -> TrickCleared | None:
         trick = self._trick

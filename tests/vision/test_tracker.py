@@ -154,3 +154,31 @@ def test_croupier_vision_watch_refuses_a_missing_camera_in_one_line():
     assert done.stderr.strip().splitlines() == [
         "croupier: camera 63 cannot be opened (is it connected, and is it free?)"
     ]
+
+
+def _seen(index: int, cards: dict[str, str]) -> FrameObservation:
+    """One frame's observation, written by hand: these cards, still, in these zones."""
+    observed = tuple(Observed(card(c), 1.0, zone_centre(zone), zone) for zone, c in cards.items())
+    return FrameObservation(index, observed, frozenset(), True)
+
+
+def test_a_lead_put_down_before_the_mat_was_seen_clear_starts_the_next_trick_once_the_referee_says_so():
+    def play(tracker: Tracker, complete: bool) -> list:
+        frames = [{"seat 1": "7H"}, {"seat 1": "7H", "seat 2": "8H"}]
+        frames += [{"seat 1": "7H", "seat 2": "8H", "seat 3": "9H", "seat 4": "TH"}] * 2
+        frames += [{}]  # gathered: one empty frame, fewer than clear_frames
+        frames += [{"seat 2": "AS"}] * 6  # the next leader is quick
+        events = []
+        for i, cards in enumerate(frames):
+            for _ in range(SETTINGS.stable_frames):  # each state held long enough to settle
+                events += tracker.update(_seen(len(events) * 100 + i, cards))
+            if complete and len(cards) == 4:
+                tracker.trick_complete()
+        return events
+
+    quick = play(Tracker(SEATS, SETTINGS), complete=True)
+    assert [type(e).__name__ for e in quick] == ["CardPlayed"] * 4 + ["TrickCleared", "CardPlayed"]
+    assert quick[-1].seat == "seat 2" and quick[-1].card == card("AS")
+    # Without the referee's word the camera keeps waiting for the mat to be seen clear.
+    waiting = play(Tracker(SEATS, SETTINGS), complete=False)
+    assert [type(e).__name__ for e in waiting] == ["CardPlayed"] * 4
