@@ -73,7 +73,10 @@ class Observer:
         index = self._count
         self._count += 1
         glance = _glance(frame)
-        still = self._cards is not None and _unchanged(glance, self._glance)
+        # A card left unread is looked at again in the next frame, still or not: the frame the
+        # read failed on may have had a hand leaving it, and a camera's next frame differs.
+        unread = self._cards is not None and any(c.card is None for c in self._cards)
+        still = self._cards is not None and not unread and _unchanged(glance, self._glance)
         # A still frame cannot have moved the mat: its markers are looked for only after a change.
         due = self._pose is None or (index % self.pose_every == 0 and not still)
         pose = (find_mat(frame, self.layout) if due else None) or self._pose

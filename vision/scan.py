@@ -79,7 +79,9 @@ class ReadMemo:
         thumb = _thumbnail(card)
         for old in self._last:
             same_place = old.body_visible == body_visible and _same_outline(old.corners, quad.corners)
-            if same_place and float(np.mean(np.abs(old.thumb - thumb))) <= _SAME_PIXELS:
+            # An unknown read is never reused: it is read again (it may have been a frame with a
+            # hand leaving the card); a card read is reused while it lies still.
+            if same_place and old.read.card is not None and float(np.mean(np.abs(old.thumb - thumb))) <= _SAME_PIXELS:
                 self.hits += 1
                 self._now.append(old)
                 return old.read

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from engine.cards import Card
-from simulators.camera import CameraView, Scene
+from simulators.camera import CameraView, Scene, render
 from simulators.card_faces import all_faces
 from simulators.live_scene import SceneCamera, TableScene, WorldClock
 from simulators.scenes import tilted_view
@@ -147,3 +147,32 @@ def test_the_simulated_camera_renders_the_same_picture_while_nothing_moves():
     assert moving is not None and not np.array_equal(moving, second)
     assert scene.scene_at(scene.clock.now()).arms  # a hand brings the card in
     assert isinstance(scene.scene_at(scene.clock.now() + 5), Scene)
+
+
+class FirstLookFails:
+    """A reader that cannot read anything the first time it is asked (a hand was leaving the
+    card), and reads properly after that."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def read(self, card: np.ndarray, body_visible: bool = True):  # type: ignore[no-untyped-def]
+        from vision.classify import CardRead
+
+        self.calls += 1
+        if self.calls == 1:
+            return CardRead(None, 0.0, "a hand over it")
+        return TEMPLATES.read(card, body_visible=body_visible)
+
+
+def test_a_card_left_unread_is_read_again_on_the_next_identical_frame():
+    scene = _scene(5)
+    scene.put_down(2, Card.from_str("9D"))
+    frame, _ = render(scene.view, scene.scene_at(10.0))
+    observer = Observer(LAYOUT, FirstLookFails())  # type: ignore[arg-type]
+    first = observer.observe(frame)
+    again = observer.observe(frame.copy())  # a still frame: the unread card is looked at again
+    assert [o.card for o in first.cards] == [None]
+    assert [o.card for o in again.cards] == [Card.from_str("9D")]
+    once_more = observer.observe(frame.copy())  # read now: the still frame is answered from before
+    assert [o.card for o in once_more.cards] == [Card.from_str("9D")] and observer.reused == 1
