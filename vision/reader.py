@@ -34,6 +34,9 @@ _MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of th
 # Glyph thresholds: correlation with the label's nearest synthetic examples (is it a glyph like
 # these at all), and the softmax's probability for the label (is it this rank rather than another).
 _RANK_SCORE, _RANK_SURE = 0.6, 0.9
+# Below _RANK_SURE, down to this, a rank is tentative: it stands only when both corners read it
+# and the body shows exactly its pips (or its picture) and not what its rival would show.
+_RANK_MAYBE = 0.4
 _SUIT_SCORE = 0.7
 # The suit's summed log-odds (both indices and a pip) must reach these. Blurred, a club's three
 # lobes merge into a spade's outline: a black suit must be surer. The two indices are one design
@@ -61,6 +64,7 @@ class CornerRead:
     red: bool | None
     right: int  # the index's right edge, canonical pixels (the body lies beyond)
     suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
+    rival: str = ""  # when the rank is tentative, the rank it was nearly read as
 
 
 _NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
@@ -80,6 +84,7 @@ class GenericReader:
             return glance
         bottom = self.read_corner(card, far=True)
         corners = [c for c in (top, bottom) if c.rank]
+        rivals = {c.rival for c in corners if c.rival}
         if not corners:
             return CardRead(None, 0.0, "no readable index")
         if len({(c.rank, c.red) for c in corners}) > 1:
@@ -102,6 +107,12 @@ class GenericReader:
             seen, pip = self._body(card, max(c.right for c in corners), identity)
             if _body_contradicts(identity, seen):
                 return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+        if rivals:
+            # A tentative rank: both corners read it, and the body tells it from its rival.
+            if len(corners) < 2 or not body_visible:
+                return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
+            if seen != _expected_body(identity) or any(seen == _body_of_rank(r) for r in rivals):
+                return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
         # index. The witness: for a number card the top pip's suit or, for a very close and
@@ -130,7 +141,7 @@ class GenericReader:
         """A number card read from its near index alone, when the body bears it out twice over:
         exactly this many pips, and a top pip firmly of this suit. Most cards are number cards,
         and this spares reading the far index; anything less goes the long way (None)."""
-        if not top.rank or top.confidence < _SURE_ALONE:
+        if not top.rank or top.rival or top.confidence < _SURE_ALONE:
             return None
         identity = _identity(top)
         if identity is None or identity.is_joker or str(identity)[0] in "JQK":
@@ -150,8 +161,9 @@ class GenericReader:
         body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
         n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
         seen = reading_of_blobs(stats[1:n], body.shape)
-        number = not identity.is_joker and str(identity)[0] not in "JQK"
-        return seen, self._pip_odds(body, labels, stats, identity) if number else None
+        # An ace's one pip is often ornate (a spade's above all): it is no witness of the suit.
+        number = not identity.is_joker and str(identity)[0] not in "AJQK"
+        return seen, self._pip_odds(card[y0:y1, x0:x1], body, labels, stats, identity) if number else None
 
     def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
         """The top-left index of a canonical card (``far``: the bottom-right one, turned
@@ -181,9 +193,13 @@ class GenericReader:
         odds = _log_odds(pair[suit.label] / max(sum(pair.values()), 1e-9))
         return replace(_corner(rank, suit, red, rank_box, suit_box), suit_odds=odds)
 
-    def _pip_odds(self, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card) -> float | None:
+    def _pip_odds(
+        self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
+    ) -> float | None:
         """The body's top pip's log-odds for ``card``'s suit against the other of its colour, when
-        it looks like a suit at all (a pip is several times the size of the index's suit)."""
+        it looks like a suit at all (a pip is several times the size of the index's suit). Found
+        at half size, judged at full size (``full``, the body's pixels): blurred at half size, a
+        club's lobes merge into a spade's outline."""
         big = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.003 * body.size]
         # The upper half's pips (and an ace's, a 3's, a 5's middle one) are upright; the others turned.
         upright = [i for i in big if stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] / 2 < 0.55 * len(body)]
@@ -192,7 +208,14 @@ class GenericReader:
         top = min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP])
         suit = str(card)[1]
         pair = frozenset({"H", "D"} if suit in "HD" else {"S", "C"})
-        pip = self.models["suit"].match(_glyph(body, labels, _box_of(labels, top), (top,)), pair)
+        x, y, w, h = (int(v) for v in stats[top, :4])
+        crop = _darkness(full[max(0, 2 * y - 1) : 2 * (y + h) + 1, max(0, 2 * x - 1) : 2 * (x + w) + 1])
+        ink = (crop > 2 * _BODY_INK).astype(np.uint8)
+        n, parts, part_stats, _ = cv2.connectedComponentsWithStats(ink)
+        if n < 2:
+            return None
+        biggest = 1 + int(np.argmax(part_stats[1:, cv2.CC_STAT_AREA]))
+        pip = self.models["suit"].match(_glyph(crop, parts, _box_of(parts, biggest), (biggest,)), pair)
         return _log_odds(pip.distribution[suit]) if pip.score >= _SUIT_SCORE else None
 
     def _rank(self, dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> GlyphMatch:
@@ -216,14 +239,18 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
     label clearly preferred over the others."""
     if rank.score < _RANK_SCORE or suit.score < _SUIT_SCORE:
         return _NOTHING
+    rival = ""
     if rank.probability < _RANK_SURE:
-        return _NOTHING
+        others = {k: v for k, v in rank.distribution.items() if k != rank.label}
+        if rank.probability < _RANK_MAYBE or not others:
+            return _NOTHING
+        rival = max(others, key=others.__getitem__)  # the body must tell the two apart
     closeness = min(rank.score - _RANK_SCORE, suit.score - _SUIT_SCORE) / 0.2
-    sureness = (rank.probability - 0.8) / 0.2
+    sureness = (max(rank.probability, _RANK_SURE) - 0.8) / 0.2
     confidence = float(np.clip(0.5 + 0.5 * min(closeness, sureness), 0, 1))
     right = CANONICAL_PAD + 1 + max(a[2], b[2])
     suit_label = STAR if rank.label == "JK" else suit.label
-    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right)
+    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right, rival=rival)
 
 
 def _log_odds(p: float) -> float:
@@ -276,6 +303,20 @@ def _index_glyphs(patch: np.ndarray) -> _Index | None:
     # the suit under it is black, and one threshold for both would break the rank apart.
     local = cv2.dilate(dark, _SQUARE_9)
     ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
+    found = _index_in(ink, dark, paper)
+    if found is None:
+        # A court card's frame or the card's edge may touch the index (a Q's tail on the frame):
+        # long straight lines are no glyph's strokes, so take them out and look again.
+        h, w = ink.shape
+        lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((round(0.3 * h), 1), np.uint8))
+        lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
+        if lines.any():
+            found = _index_in(ink & ~cv2.dilate(lines, _SQUARE_3), dark, paper)
+    return found
+
+
+def _index_in(ink: np.ndarray, dark: np.ndarray, paper: np.ndarray) -> _Index | None:
+    """The index's glyphs among the blobs of an ink mask (see :func:`_index_glyphs`)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     h, w = ink.shape
     blobs = []
@@ -366,6 +407,13 @@ def _expected_body(card: Card) -> str:
     if card.is_joker or letter in "JQK":
         return "picture"
     return "ace" if letter == "A" else str(10 if letter == "T" else int(letter))
+
+
+def _body_of_rank(label: str) -> str:
+    """What a plain body of a rank label shows (a letter that is no rank: a picture)."""
+    if label in _NUMBERS:
+        return str(_NUMBERS[label])
+    return "ace" if label == "A" else "picture"
 
 
 def _body_contradicts(card: Card, seen: str) -> bool:
