@@ -37,11 +37,11 @@ RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 JOKER_LETTERS = ("JK", "O")
 SUITS = ("S", "C", "H", "D")
 STAR = "*"
-_VERSION = "6r2"  # bump when the examples or the vector change: the cache is keyed by it
+_VERSION = "6r3"  # bump when the examples or the vector change: the cache is keyed by it
 _TOP_K = 5  # examples averaged per label
 # How much a difference of log(width/height) costs against a correlation: less for ranks, whose
 # two-character forms (10, JK) are set anywhere from wide to squeezed into one digit's width.
-_ASPECT_WEIGHTS = {"rank": 0.3, "suit": 0.6}
+_ASPECT_WEIGHTS = {"rank": 0.3, "suit": 0.6, "black": 0.6}
 
 # (family, weight, style): the system's text faces likely to resemble a card index.
 _FONTS = (
@@ -428,15 +428,19 @@ def _examples(per_glyph: int, seed: int) -> dict[str, dict[str, list[np.ndarray]
 
 
 def build_models(variants: int = 6, seed: int = 0) -> dict[str, GlyphModel]:
-    """The rank and suit models from synthetic examples, ``variants`` degradations of each."""
+    """The rank and suit models from synthetic examples, ``variants`` degradations of each; and
+    a club-or-spade model ("black") trained on those two alone, with twice the degradations:
+    the pair a blur confuses most, which a model of five suits weighs too little."""
     rng = np.random.default_rng(seed + 1)
     models = {}
-    for kind, by_label in _examples(per_glyph=30, seed=seed).items():
+    examples = _examples(per_glyph=30, seed=seed)
+    examples["black"] = {s: examples["suit"][s] for s in ("C", "S")}
+    for kind, by_label in examples.items():
         names = tuple(by_label)
         vectors, gradients, aspects, labels = [], [], [], []
         for i, name in enumerate(names):
             for glyph in by_label[name]:
-                for _ in range(variants):
+                for _ in range(2 * variants if kind == "black" else variants):
                     seen = _degraded(glyph, rng)
                     v, a = glyph_vector(seen)
                     vectors.append(v)
@@ -470,7 +474,7 @@ def glyph_model() -> dict[str, GlyphModel]:
                         data[f"{kind}_weights"],
                         _ASPECT_WEIGHTS[kind],
                     )
-                    for kind in ("rank", "suit")
+                    for kind in _ASPECT_WEIGHTS
                 }
         except (OSError, KeyError, ValueError) as exc:
             log.warning("glyph model cache %s unreadable (%s): rebuilding", path, exc)
