@@ -199,16 +199,16 @@ def _bucket(reason: str) -> str:
     return reason or "?"
 
 
-def failures(rounds: int = 2, seed: int = 0) -> None:
+def failures(rounds: int = 2, seed: int = 0, only: tuple[str, ...] = ()) -> None:
     """Per design, how many unread cards fall in each bucket: the read's reason, and for each corner
-    that gave no index, why (`python -m benchmarks.vision_faces why [ROUNDS]`)."""
+    that gave no index, why (`python -m benchmarks.vision_faces why [ROUNDS [DECK...]]`)."""
     from simulators.card_faces import all_faces
     from vision.decks import DECKS, deck_available, deck_faces
     from vision.reader import GenericReader
 
     generic = GenericReader()
     for name in ("project", *DECKS):
-        if name != "project" and not deck_available(name):
+        if (name != "project" and not deck_available(name)) or (only and name not in only):
             continue
         faces = all_faces() if name == "project" else deck_faces(name)
         reasons: Counter[str] = Counter()
@@ -239,6 +239,6 @@ if __name__ == "__main__":
     import sys
 
     if sys.argv[1:2] == ["why"]:
-        failures(int(sys.argv[2]) if len(sys.argv) > 2 else 2)
+        failures(int(sys.argv[2]) if len(sys.argv) > 2 else 2, only=tuple(sys.argv[3:]))
     else:
         main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

@@ -129,6 +129,10 @@ class GenericReader:
             # of them firmly for the other suit of the colour vetoes.
             evidence = [c.suit_odds if c.suit == first.suit else -c.suit_odds for c in corners]
             evidence += [pip] if pip is not None else []
+            if sum(evidence) < 0:
+                # Together they lean to the colour's other suit (the indices blurred, the pips clear).
+                identity = Card.from_str(str(identity)[0] + _OTHER_SUIT[str(identity)[1]])
+                evidence = [-e for e in evidence]
             if min(evidence) < -_SUIT_VETO:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (_RED_ODDS if first.red else _BLACK_ODDS):
@@ -191,32 +195,52 @@ class GenericReader:
             return _corner(rank, suit, red, rank_box, suit_box)
         pair = {k: v for k, v in suit.distribution.items() if k != STAR}
         odds = _log_odds(pair[suit.label] / max(sum(pair.values()), 1e-9))
+        if not red and "black" in self.models:
+            # Club or spade: the model of that pair alone decides, and says how surely.
+            black = self.models["black"].match(suit_ink).distribution
+            label = max(black, key=black.__getitem__)
+            suit, odds = replace(suit, label=label), _log_odds(black[label])
         return replace(_corner(rank, suit, red, rank_box, suit_box), suit_odds=odds)
 
     def _pip_odds(
         self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
     ) -> float | None:
-        """The body's top pip's log-odds for ``card``'s suit against the other of its colour, when
-        it looks like a suit at all (a pip is several times the size of the index's suit). Found
-        at half size, judged at full size (``full``, the body's pixels): blurred at half size, a
-        club's lobes merge into a spade's outline."""
+        """The log-odds for ``card``'s suit against the other of its colour of the body's top pip
+        and its bottom one (turned upright), averaged, of those that look like a suit at all (a
+        pip is several times the size of the index's suit); None when none does, or when the two
+        contradict each other. Found at half size, judged at full size (``full``, the body's
+        pixels): blurred at half size, a club's lobes merge into a spade's outline."""
         big = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.003 * body.size]
         # The upper half's pips (and an ace's, a 3's, a 5's middle one) are upright; the others turned.
-        upright = [i for i in big if stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] / 2 < 0.55 * len(body)]
+        middle = [stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] / 2 for i in range(len(stats))]
+        upright = [i for i in big if middle[i] < 0.55 * len(body)]
         if not upright:
             return None
-        top = min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP])
+        pips = [(min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP]), False)]
+        turned = [i for i in big if middle[i] > 0.6 * len(body)]
+        if turned:
+            pips.append((max(turned, key=lambda i: middle[i]), True))
         suit = str(card)[1]
         pair = frozenset({"H", "D"} if suit in "HD" else {"S", "C"})
-        x, y, w, h = (int(v) for v in stats[top, :4])
-        crop = _darkness(full[max(0, 2 * y - 1) : 2 * (y + h) + 1, max(0, 2 * x - 1) : 2 * (x + w) + 1])
-        ink = (crop > 2 * _BODY_INK).astype(np.uint8)
-        n, parts, part_stats, _ = cv2.connectedComponentsWithStats(ink)
-        if n < 2:
+        odds = []
+        for i, flip in pips:
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            crop = _darkness(full[max(0, 2 * y - 1) : 2 * (y + h) + 1, max(0, 2 * x - 1) : 2 * (x + w) + 1])
+            if flip:
+                crop = cv2.flip(crop, -1)
+            ink = (crop > 2 * _BODY_INK).astype(np.uint8)
+            n, parts, part_stats, _ = cv2.connectedComponentsWithStats(ink)
+            if n < 2:
+                continue
+            biggest = 1 + int(np.argmax(part_stats[1:, cv2.CC_STAT_AREA]))
+            pip = self.models["suit"].match(_glyph(crop, parts, _box_of(parts, biggest), (biggest,)), pair)
+            if pip.score >= _SUIT_SCORE:
+                if suit in "SC" and "black" in self.models:
+                    pip = self.models["black"].match(_glyph(crop, parts, _box_of(parts, biggest), (biggest,)))
+                odds.append(_log_odds(pip.distribution[suit]))
+        if not odds or (len(odds) == 2 and min(odds) < -_SUIT_VETO < _SUIT_VETO < max(odds)):
             return None
-        biggest = 1 + int(np.argmax(part_stats[1:, cv2.CC_STAT_AREA]))
-        pip = self.models["suit"].match(_glyph(crop, parts, _box_of(parts, biggest), (biggest,)), pair)
-        return _log_odds(pip.distribution[suit]) if pip.score >= _SUIT_SCORE else None
+        return sum(odds) / len(odds)  # one design seen twice: one witness, steadier
 
     def _rank(self, dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> GlyphMatch:
         """The rank glyph's label. Two blobs side by side are most often a 10 (typefaces draw
@@ -398,6 +422,7 @@ def _body_box(index_right: int) -> Box:
     return (right, p + round(0.05 * CANONICAL_H), CANONICAL_W + 2 * p - right, p + round(0.95 * CANONICAL_H))
 
 
+_OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
 _NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
 
 
