@@ -111,7 +111,7 @@ class GenericReader:
             # A tentative rank: both corners read it, and the body tells it from its rival.
             if len(corners) < 2 or not body_visible:
                 return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
-            if seen != _expected_body(identity) or any(seen == _body_of_rank(r) for r in rivals):
+            if seen != expected_body(identity) or any(seen == _body_of_rank(r) for r in rivals):
                 return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
@@ -119,9 +119,9 @@ class GenericReader:
         # clear read, a body that shows exactly this rank; for a court card a body that does
         # not contradict it (a picture is often too pale to be seen as one).
         if len(corners) == 1:
-            if not body_visible:
+            if not body_visible and not _clear_alone(first):
                 return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
-            sure = first.confidence >= _SURE_ALONE and seen == _expected_body(identity)
+            sure = first.confidence >= _SURE_ALONE and seen == expected_body(identity)
             if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         if not identity.is_joker:
@@ -151,7 +151,7 @@ class GenericReader:
         if identity is None or identity.is_joker or str(identity)[0] in "JQK":
             return None
         seen, pip = self._body(card, top.right, identity)
-        if seen != _expected_body(identity) or pip is None or pip < _PIP_SURE:
+        if seen != expected_body(identity) or pip is None or pip < _PIP_SURE:
             return None
         if top.suit_odds + pip < (_RED_ODDS if top.red else _BLACK_ODDS):
             return None
@@ -168,6 +168,14 @@ class GenericReader:
         # An ace's one pip is often ornate (a spade's above all): it is no witness of the suit.
         number = not identity.is_joker and str(identity)[0] not in "AJQK"
         return seen, self._pip_odds(card[y0:y1, x0:x1], body, labels, stats, identity) if number else None
+
+    def body_evidence(self, card: np.ndarray, identity: Card) -> tuple[str, float | None]:
+        """What the body shows (see :func:`vision.classify.reading_of_blobs`) and, for a number
+        card, its pips' log-odds for ``identity``'s suit; the index column judged from the near
+        corner."""
+        top = _index_glyphs(_corner_patch(card, False))
+        right = CANONICAL_PAD + 1 + max(top[0][2], top[1][2]) if top else CANONICAL_PAD + CANONICAL_W // 5
+        return self._body(card, right, identity)
 
     def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
         """The top-left index of a canonical card (``far``: the bottom-right one, turned
@@ -258,6 +266,21 @@ class GenericReader:
         return whole
 
 
+def index_inks(card: np.ndarray, far: bool = False) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """A corner's index as ink: the rank's and the suit's darkness crops and the ink's colour
+    (True red), or None when no index is found or its colour cannot be told."""
+    patch = _corner_patch(card, far)
+    glyphs = _index_glyphs(patch)
+    if glyphs is None:
+        return None
+    rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
+    both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
+    red = _colour(patch, labels, (*rank_ids, suit_id), paper, both)
+    if red is None:
+        return None
+    return _glyph(dark, labels, rank_box, rank_ids), _glyph(dark, labels, suit_box, (suit_id,)), red
+
+
 def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> CornerRead:
     """A corner's read with its confidence: each glyph close to its label's examples, and the
     label clearly preferred over the others."""
@@ -275,6 +298,25 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
     right = CANONICAL_PAD + 1 + max(a[2], b[2])
     suit_label = STAR if rank.label == "JK" else suit.label
     return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right, rival=rival)
+
+
+# A lone index with its body hidden (a card under others) stands only this sure and close.
+_LONE_HIDDEN: tuple[float, float] | None = (0.95, 0.8)
+
+
+def _clear_alone(corner: CornerRead) -> bool:
+    """A lone index with its body hidden that may stand on its own: sure of its rank, a close
+    match, and by itself as sure of its suit as a whole card's evidence must be."""
+    if _LONE_HIDDEN is None:
+        return False
+    confidence, score = _LONE_HIDDEN
+    odds = _RED_ODDS if corner.red else _BLACK_ODDS
+    return (
+        not corner.rival
+        and corner.confidence >= confidence
+        and corner.score >= score
+        and (corner.rank == "JK" or corner.suit_odds >= odds)
+    )
 
 
 def _log_odds(p: float) -> float:
@@ -426,7 +468,7 @@ _OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
 _NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
 
 
-def _expected_body(card: Card) -> str:
+def expected_body(card: Card) -> str:
     """What :func:`vision.classify.reading_of_blobs` says of a plain body of this card."""
     letter = str(card)[0]
     if card.is_joker or letter in "JQK":
