@@ -128,7 +128,10 @@ class GenericReader:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
             # of them firmly for the other suit of the colour vetoes.
             evidence = [c.suit_odds if c.suit == first.suit else -c.suit_odds for c in corners]
-            evidence += [pip] if pip is not None else []
+            # An ace's one pip is often ornate (a spade's above all): it may confirm the indices'
+            # suit, not contradict them.
+            ornate = str(identity)[0] == "A" and pip is not None and pip < 0
+            evidence += [pip] if pip is not None and not ornate else []
             if sum(evidence) < 0:
                 # Together they lean to the colour's other suit (the indices blurred, the pips clear).
                 identity = Card.from_str(str(identity)[0] + _OTHER_SUIT[str(identity)[1]])
@@ -148,7 +151,7 @@ class GenericReader:
         if not top.rank or top.rival or top.confidence < _SURE_ALONE:
             return None
         identity = _identity(top)
-        if identity is None or identity.is_joker or str(identity)[0] in "JQK":
+        if identity is None or identity.is_joker or str(identity)[0] in "AJQK":
             return None
         seen, pip = self._body(card, top.right, identity)
         if seen != expected_body(identity) or pip is None or pip < _PIP_SURE:
@@ -165,8 +168,7 @@ class GenericReader:
         body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
         n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
         seen = reading_of_blobs(stats[1:n], body.shape)
-        # An ace's one pip is often ornate (a spade's above all): it is no witness of the suit.
-        number = not identity.is_joker and str(identity)[0] not in "AJQK"
+        number = not identity.is_joker and str(identity)[0] not in "JQK"
         return seen, self._pip_odds(card[y0:y1, x0:x1], body, labels, stats, identity) if number else None
 
     def body_evidence(self, card: np.ndarray, identity: Card) -> tuple[str, float | None]:
