@@ -216,9 +216,9 @@ class GenericReader:
         self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
     ) -> float | None:
         """The log-odds for ``card``'s suit against the other of its colour of the body's top pip
-        and its bottom one (turned upright), averaged, of those that look like a suit at all (a
-        pip is several times the size of the index's suit); None when none does, or when the two
-        contradict each other. Found at half size, judged at full size (``full``, the body's
+        (with ``_PIPS`` 2, averaged with its bottom one's, turned upright), if it looks like a
+        suit at all (a pip is several times the size of the index's suit); None when none does,
+        or when the two contradict each other. Found at half size, judged at full size (``full``, the body's
         pixels): blurred at half size, a club's lobes merge into a spade's outline."""
         big = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.003 * body.size]
         # The upper half's pips (and an ace's, a 3's, a 5's middle one) are upright; the others turned.
@@ -228,7 +228,7 @@ class GenericReader:
             return None
         pips = [(min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP]), False)]
         turned = [i for i in big if middle[i] > 0.6 * len(body)]
-        if turned:
+        if turned and _PIPS > 1:
             pips.append((max(turned, key=lambda i: middle[i]), True))
         suit = str(card)[1]
         pair = frozenset({"H", "D"} if suit in "HD" else {"S", "C"})
@@ -243,10 +243,12 @@ class GenericReader:
             if n < 2:
                 continue
             biggest = 1 + int(np.argmax(part_stats[1:, cv2.CC_STAT_AREA]))
-            pip = self.models["suit"].match(_glyph(crop, parts, _box_of(parts, biggest), (biggest,)), pair)
+            px, py, pw, ph = (int(v) for v in part_stats[biggest, :4])
+            ink = _glyph(crop, parts, (px, py, px + pw, py + ph), (biggest,))
+            # A club or a spade: the pair's own model, whose examples also say whether it is a suit.
+            black = suit in "SC" and "black" in self.models
+            pip = self.models["black"].match(ink) if black else self.models["suit"].match(ink, pair)
             if pip.score >= _SUIT_SCORE:
-                if suit in "SC" and "black" in self.models:
-                    pip = self.models["black"].match(_glyph(crop, parts, _box_of(parts, biggest), (biggest,)))
                 odds.append(_log_odds(pip.distribution[suit]))
         if not odds or (len(odds) == 2 and min(odds) < -_SUIT_VETO < _SUIT_VETO < max(odds)):
             return None
@@ -465,6 +467,8 @@ def _body_box(index_right: int) -> Box:
     right = min(index_right + 2, p + CANONICAL_W // 3)
     return (right, p + round(0.05 * CANONICAL_H), CANONICAL_W + 2 * p - right, p + round(0.95 * CANONICAL_H))
 
+
+_PIPS = 1  # pips judged: the top one (2: and the bottom one turned upright; measured, it added nothing)
 
 _OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
 _NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
