@@ -83,6 +83,13 @@ class GenericReader:
         if glance is not None:
             return glance
         bottom = self.read_corner(card, far=True)
+        if top.rank and bottom.rank and top.rank != bottom.rank and top.red == bottom.red:
+            # One corner unsure between the other's rank and its own: the other's, tentatively
+            # (the body must then tell the two apart).
+            if bottom.rival == top.rank:
+                bottom = replace(bottom, rank=top.rank, rival=bottom.rank)
+            elif top.rival == bottom.rank:
+                top = replace(top, rank=bottom.rank, rival=top.rank)
         corners = [c for c in (top, bottom) if c.rank]
         rivals = {c.rival for c in corners if c.rival}
         if not corners:
