@@ -160,7 +160,85 @@ def main(rounds: int = 5, seed: int = 0) -> None:
             )
 
 
+def corner_failure(reader, image: np.ndarray, far: bool) -> str:
+    """Why a corner gives no index (the steps of ``GenericReader.read_corner``), or "" if it reads."""
+    from vision import reader as r
+
+    patch = r._corner_patch(image, far)
+    glyphs = r._index_glyphs(patch)
+    if glyphs is None:
+        return "no index"
+    rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
+    both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
+    red = r._colour(patch, labels, (*rank_ids, suit_id), paper, both)
+    if red is None:
+        return "colour"
+    if reader.read_corner(image, far).rank:
+        return ""
+    rank = reader._rank(dark, labels, rank_box, rank_ids)
+    if rank.score < r._RANK_SCORE:
+        return "rank score"
+    if rank.probability < r._RANK_SURE:
+        return "rank unsure"
+    return "suit score"
+
+
+def _bucket(reason: str) -> str:
+    for key in (
+        "corners disagree",
+        "one corner only",
+        "body shows",
+        "contradicted",
+        "unsure of the suit",
+        "not a card",
+        "no readable index",
+        "unsure",
+    ):
+        if key in reason:
+            return key
+    return reason or "?"
+
+
+def failures(rounds: int = 2, seed: int = 0, only: tuple[str, ...] = ()) -> None:
+    """Per design, how many unread cards fall in each bucket: the read's reason, and for each corner
+    that gave no index, why (`python -m benchmarks.vision_faces why [ROUNDS [DECK...]]`)."""
+    from simulators.card_faces import all_faces
+    from vision.decks import DECKS, deck_available, deck_faces
+    from vision.reader import GenericReader
+
+    generic = GenericReader()
+    for name in ("project", *DECKS):
+        if (name != "project" and not deck_available(name)) or (only and name not in only):
+            continue
+        faces = all_faces() if name == "project" else deck_faces(name)
+        reasons: Counter[str] = Counter()
+        corners: Counter[str] = Counter()
+        ranks: Counter[str] = Counter()
+        total = wrong = 0
+        for truth, image in seen_faces(faces, rounds, seed):
+            total += 1
+            read = generic.read(image)
+            if read.card == truth:
+                continue
+            if read.card is not None:
+                wrong += 1
+                continue
+            reasons[_bucket(read.detail)] += 1
+            ranks[str(truth)[0]] += 1
+            for far in (False, True):
+                why = corner_failure(generic, image, far)
+                if why:
+                    corners[why] += 1
+        print(f"{name:16} cards {total}  wrong {wrong}  unread {sum(reasons.values())}")
+        print("   reads:   " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
+        print("   corners: " + ", ".join(f"{k} {v}" for k, v in corners.most_common()))
+        print("   ranks:   " + ", ".join(f"{k} {v}" for k, v in ranks.most_common()))
+
+
 if __name__ == "__main__":
     import sys
 
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    if sys.argv[1:2] == ["why"]:
+        failures(int(sys.argv[2]) if len(sys.argv) > 2 else 2, only=tuple(sys.argv[3:]))
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

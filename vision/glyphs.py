@@ -37,11 +37,11 @@ RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 JOKER_LETTERS = ("JK", "O")
 SUITS = ("S", "C", "H", "D")
 STAR = "*"
-_VERSION = 4  # bump when the examples or the vector change: the cache is keyed by it
+_VERSION = "6r3"  # bump when the examples or the vector change: the cache is keyed by it
 _TOP_K = 5  # examples averaged per label
 # How much a difference of log(width/height) costs against a correlation: less for ranks, whose
 # two-character forms (10, JK) are set anywhere from wide to squeezed into one digit's width.
-_ASPECT_WEIGHTS = {"rank": 0.3, "suit": 0.6}
+_ASPECT_WEIGHTS = {"rank": 0.3, "suit": 0.6, "black": 0.6}
 
 # (family, weight, style): the system's text faces likely to resemble a card index.
 _FONTS = (
@@ -246,6 +246,58 @@ def _hershey(text: str, font: int, thickness: int) -> np.ndarray:
     return crop
 
 
+_DRAWN_RANKS = ("3", "4", "10", "Q")
+
+
+def _drawn_rank(label: str, rng: np.random.Generator) -> np.ndarray:
+    """A rank drawn as strokes from randomised proportions, in forms card indices often use and
+    the system's fonts lack: a flat-topped 3 (a bar, a diagonal, a lower bowl), an open 4 (the
+    upright apart from the diagonal), a 10 of a plain bar beside an oval, a Q with its tail
+    across the bowl. Generic letterforms, not any deck's glyphs."""
+    u = rng.uniform
+    s = 100.0
+    img = np.zeros((200, 240), np.uint8)
+    t = max(2, round(u(0.08, 0.16) * s))  # stroke width
+    w = u(0.55, 0.8)  # the glyph's width, a share of its height
+
+    def pt(x: float, y: float) -> tuple[int, int]:
+        return (round((30 + x * s) * 16), round((30 + y * s) * 16))
+
+    def line(*points: tuple[float, float]) -> None:
+        pts = np.array([pt(x, y) for x, y in points], np.int32)
+        cv2.polylines(img, [pts], False, 255, t, cv2.LINE_AA, 4)
+
+    def arc(cx: float, cy: float, rx: float, ry: float, a0: float, a1: float, width: int = 0) -> None:
+        axes = (round(rx * s * 16), round(ry * s * 16))
+        cv2.ellipse(img, pt(cx, cy), axes, 0, a0, a1, 255, width or t, cv2.LINE_AA, 4)
+
+    if label == "3":
+        bowl = u(0.5, 0.6)  # where the bowl's top meets the diagonal
+        line((0.05 * w, 0.0), (w, 0.0), (0.35 * w, bowl - 0.05))
+        r = (1 - bowl + 0.05) / 2
+        arc(w / 2, 1 - r, w / 2, r, -110 if rng.random() < 0.5 else -90, 140)
+    elif label == "4":
+        bar, stem = u(0.62, 0.75), u(0.6, 0.75) * w
+        top = u(0.0, 0.35) if rng.random() < 0.6 else 0.0  # the upright starts below the diagonal's top
+        line((stem - u(0.0, 0.15) * w, 0.0), (0.0, bar), (w, bar))
+        line((stem, top), (stem, 1.0))
+        if rng.random() < 0.3:
+            line((stem - 0.2 * w, 1.0), (min(w, stem + 0.2 * w), 1.0))  # a foot serif
+    elif label == "10":
+        gap = u(0.04, 0.2)
+        line((0.0, 0.0), (0.0, 1.0))
+        if rng.random() < 0.4:
+            line((0.0, 0.0), (-0.15, u(0.1, 0.2)))  # a small flag
+        ow = u(0.45, 0.7)
+        arc(gap + ow / 2 + t / (2 * s), 0.5, ow / 2, 0.5, 0, 360)
+    elif label == "Q":
+        arc(w / 2, 0.48, w / 2, 0.48, 0, 360)
+        line((w * u(0.45, 0.6), u(0.6, 0.75)), (w * u(0.85, 1.05), u(0.95, 1.08)))
+    crop = _ink_crop(img.astype(np.float32) / 255)
+    assert crop is not None
+    return crop
+
+
 def _drawn_suit(suit: str, rng: np.random.Generator) -> np.ndarray:
     """A suit symbol from randomised proportions: the shapes' topology (a club's three lobes and
     stem, a spade's point and stem, a heart's two lobes, a diamond's four corners) is what every
@@ -279,18 +331,28 @@ def _drawn_suit(suit: str, rng: np.random.Generator) -> np.ndarray:
         disc(-dx, dy, r)
         disc(dx, dy, r)
         poly([(-dx - r * 0.98, dy - 0.12), (dx + r * 0.98, dy - 0.12), (0, -1.0)])
-        stem = u(0.15, 0.35)
-        poly([(0, dy), (-stem, 1.0), (stem, 1.0)])
+        stem = u(0.12, 0.35)
+        if rng.random() < 0.5:
+            poly([(0, dy), (-stem, 1.0), (stem, 1.0)])
+        else:  # a thin stalk on a flared foot
+            stalk = u(0.04, 0.1)
+            poly([(-stalk, dy), (stalk, dy), (stalk, 0.75), (-stalk, 0.75)])
+            poly([(0, u(0.45, 0.7)), (-stem, 1.0), (stem, 1.0)])
     elif suit == "C":
-        r = u(0.3, 0.4)
-        spread = u(0.38, 0.5)
-        disc(0, u(-0.55, -0.42), r)
-        low = u(0.05, 0.2)
+        r = u(0.3, 0.48)  # large lobes overlap, small ones stand apart
+        spread = u(0.32, 0.5)
+        disc(0, u(-0.6, -0.4), r)
+        low = u(0.0, 0.2)
         disc(-spread, low, r)
         disc(spread, low, r)
         disc(0, low - 0.05, r * u(0.0, 0.6))  # some clubs fill where the lobes meet
-        stem = u(0.15, 0.35)
-        poly([(0, -0.1), (-stem, 1.0), (stem, 1.0)])
+        stem = u(0.12, 0.35)
+        if rng.random() < 0.5:
+            poly([(0, u(-0.1, 0.3)), (-stem, 1.0), (stem, 1.0)])
+        else:  # a thin stalk on a flared foot
+            stalk = u(0.04, 0.1)
+            poly([(-stalk, low), (stalk, low), (stalk, 0.75), (-stalk, 0.75)])
+            poly([(0, u(0.45, 0.7)), (-stem, 1.0), (stem, 1.0)])
     else:
         outer = [(np.sin(a), -np.cos(a)) for a in np.linspace(0, 2 * np.pi, 6)[:-1]]
         k = u(0.35, 0.5)
@@ -350,6 +412,8 @@ def _examples(per_glyph: int, seed: int) -> dict[str, dict[str, list[np.ndarray]
         for thickness in (4, 8, 12):
             for label in ranks:
                 ranks[label].append(_hershey(label, font, thickness))
+    for label in _DRAWN_RANKS:
+        ranks[label].extend(_drawn_rank(label, rng) for _ in range(per_glyph // 2))
     suit_labels = (*SUITS, STAR)
     suits: dict[str, list[np.ndarray]] = {s: [] for s in suit_labels}
     for font_row in _font_glyphs(tuple(_SUIT_CHARS[s] for s in suit_labels)):
@@ -357,20 +421,26 @@ def _examples(per_glyph: int, seed: int) -> dict[str, dict[str, list[np.ndarray]
             for label, glyph in zip(suits, font_row, strict=True):
                 suits[label].append(glyph)
     for label in suit_labels:
-        suits[label].extend(_drawn_suit(label, rng) for _ in range(per_glyph))
+        # Clubs and spades are the pair that blur into each other: twice the variety.
+        count = 2 * per_glyph if label in ("C", "S") else per_glyph
+        suits[label].extend(_drawn_suit(label, rng) for _ in range(count))
     return {"rank": ranks, "suit": suits}
 
 
 def build_models(variants: int = 6, seed: int = 0) -> dict[str, GlyphModel]:
-    """The rank and suit models from synthetic examples, ``variants`` degradations of each."""
+    """The rank and suit models from synthetic examples, ``variants`` degradations of each; and
+    a club-or-spade model ("black") trained on those two alone, with twice the degradations:
+    the pair a blur confuses most, which a model of five suits weighs too little."""
     rng = np.random.default_rng(seed + 1)
     models = {}
-    for kind, by_label in _examples(per_glyph=30, seed=seed).items():
+    examples = _examples(per_glyph=30, seed=seed)
+    examples["black"] = {s: examples["suit"][s] for s in ("C", "S")}
+    for kind, by_label in examples.items():
         names = tuple(by_label)
         vectors, gradients, aspects, labels = [], [], [], []
         for i, name in enumerate(names):
             for glyph in by_label[name]:
-                for _ in range(variants):
+                for _ in range(2 * variants if kind == "black" else variants):
                     seen = _degraded(glyph, rng)
                     v, a = glyph_vector(seen)
                     vectors.append(v)
@@ -404,7 +474,7 @@ def glyph_model() -> dict[str, GlyphModel]:
                         data[f"{kind}_weights"],
                         _ASPECT_WEIGHTS[kind],
                     )
-                    for kind in ("rank", "suit")
+                    for kind in _ASPECT_WEIGHTS
                 }
         except (OSError, KeyError, ValueError) as exc:
             log.warning("glyph model cache %s unreadable (%s): rebuilding", path, exc)

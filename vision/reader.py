@@ -34,6 +34,9 @@ _MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of th
 # Glyph thresholds: correlation with the label's nearest synthetic examples (is it a glyph like
 # these at all), and the softmax's probability for the label (is it this rank rather than another).
 _RANK_SCORE, _RANK_SURE = 0.6, 0.9
+# Below _RANK_SURE, down to this, a rank is tentative: it stands only when both corners read it
+# and the body shows exactly its pips (or its picture) and not what its rival would show.
+_RANK_MAYBE = 0.4
 _SUIT_SCORE = 0.7
 # The suit's summed log-odds (both indices and a pip) must reach these. Blurred, a club's three
 # lobes merge into a spade's outline: a black suit must be surer. The two indices are one design
@@ -61,6 +64,7 @@ class CornerRead:
     red: bool | None
     right: int  # the index's right edge, canonical pixels (the body lies beyond)
     suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
+    rival: str = ""  # when the rank is tentative, the rank it was nearly read as
 
 
 _NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
@@ -79,7 +83,15 @@ class GenericReader:
         if glance is not None:
             return glance
         bottom = self.read_corner(card, far=True)
+        if top.rank and bottom.rank and top.rank != bottom.rank and top.red == bottom.red:
+            # One corner unsure between the other's rank and its own: the other's, tentatively
+            # (the body must then tell the two apart).
+            if bottom.rival == top.rank:
+                bottom = replace(bottom, rank=top.rank, rival=bottom.rank)
+            elif top.rival == bottom.rank:
+                top = replace(top, rank=bottom.rank, rival=top.rank)
         corners = [c for c in (top, bottom) if c.rank]
+        rivals = {c.rival for c in corners if c.rival}
         if not corners:
             return CardRead(None, 0.0, "no readable index")
         if len({(c.rank, c.red) for c in corners}) > 1:
@@ -102,22 +114,35 @@ class GenericReader:
             seen, pip = self._body(card, max(c.right for c in corners), identity)
             if _body_contradicts(identity, seen):
                 return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+        if rivals:
+            # A tentative rank: both corners read it, and the body tells it from its rival.
+            if len(corners) < 2 or not body_visible:
+                return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
+            if seen != expected_body(identity) or any(seen == _body_of_rank(r) for r in rivals):
+                return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
         # index. The witness: for a number card the top pip's suit or, for a very close and
         # clear read, a body that shows exactly this rank; for a court card a body that does
         # not contradict it (a picture is often too pale to be seen as one).
         if len(corners) == 1:
-            if not body_visible:
+            if not body_visible and not _clear_alone(first):
                 return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
-            sure = first.confidence >= _SURE_ALONE and seen == _expected_body(identity)
+            sure = first.confidence >= _SURE_ALONE and seen == expected_body(identity)
             if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
             # of them firmly for the other suit of the colour vetoes.
             evidence = [c.suit_odds if c.suit == first.suit else -c.suit_odds for c in corners]
-            evidence += [pip] if pip is not None else []
+            # An ace's one pip is often ornate (a spade's above all): it may confirm the indices'
+            # suit, not contradict them.
+            ornate = str(identity)[0] == "A" and pip is not None and pip < 0
+            evidence += [pip] if pip is not None and not ornate else []
+            if sum(evidence) < 0:
+                # Together they lean to the colour's other suit (the indices blurred, the pips clear).
+                identity = Card.from_str(str(identity)[0] + _OTHER_SUIT[str(identity)[1]])
+                evidence = [-e for e in evidence]
             if min(evidence) < -_SUIT_VETO:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (_RED_ODDS if first.red else _BLACK_ODDS):
@@ -130,13 +155,13 @@ class GenericReader:
         """A number card read from its near index alone, when the body bears it out twice over:
         exactly this many pips, and a top pip firmly of this suit. Most cards are number cards,
         and this spares reading the far index; anything less goes the long way (None)."""
-        if not top.rank or top.confidence < _SURE_ALONE:
+        if not top.rank or top.rival or top.confidence < _SURE_ALONE:
             return None
         identity = _identity(top)
-        if identity is None or identity.is_joker or str(identity)[0] in "JQK":
+        if identity is None or identity.is_joker or str(identity)[0] in "AJQK":
             return None
         seen, pip = self._body(card, top.right, identity)
-        if seen != _expected_body(identity) or pip is None or pip < _PIP_SURE:
+        if seen != expected_body(identity) or pip is None or pip < _PIP_SURE:
             return None
         if top.suit_odds + pip < (_RED_ODDS if top.red else _BLACK_ODDS):
             return None
@@ -151,7 +176,15 @@ class GenericReader:
         n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
         seen = reading_of_blobs(stats[1:n], body.shape)
         number = not identity.is_joker and str(identity)[0] not in "JQK"
-        return seen, self._pip_odds(body, labels, stats, identity) if number else None
+        return seen, self._pip_odds(card[y0:y1, x0:x1], body, labels, stats, identity) if number else None
+
+    def body_evidence(self, card: np.ndarray, identity: Card) -> tuple[str, float | None]:
+        """What the body shows (see :func:`vision.classify.reading_of_blobs`) and, for a number
+        card, its pips' log-odds for ``identity``'s suit; the index column judged from the near
+        corner."""
+        top = _index_glyphs(_corner_patch(card, False))
+        right = CANONICAL_PAD + 1 + max(top[0][2], top[1][2]) if top else CANONICAL_PAD + CANONICAL_W // 5
+        return self._body(card, right, identity)
 
     def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
         """The top-left index of a canonical card (``far``: the bottom-right one, turned
@@ -179,21 +212,54 @@ class GenericReader:
             return _corner(rank, suit, red, rank_box, suit_box)
         pair = {k: v for k, v in suit.distribution.items() if k != STAR}
         odds = _log_odds(pair[suit.label] / max(sum(pair.values()), 1e-9))
+        if not red and "black" in self.models:
+            # Club or spade: the model of that pair alone decides, and says how surely.
+            black = self.models["black"].match(suit_ink).distribution
+            label = max(black, key=black.__getitem__)
+            suit, odds = replace(suit, label=label), _log_odds(black[label])
         return replace(_corner(rank, suit, red, rank_box, suit_box), suit_odds=odds)
 
-    def _pip_odds(self, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card) -> float | None:
-        """The body's top pip's log-odds for ``card``'s suit against the other of its colour, when
-        it looks like a suit at all (a pip is several times the size of the index's suit)."""
+    def _pip_odds(
+        self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
+    ) -> float | None:
+        """The log-odds for ``card``'s suit against the other of its colour of the body's top pip
+        (with ``_PIPS`` 2, averaged with its bottom one's, turned upright), if it looks like a
+        suit at all (a pip is several times the size of the index's suit); None when none does,
+        or when the two contradict each other. Found at half size, judged at full size (``full``, the body's
+        pixels): blurred at half size, a club's lobes merge into a spade's outline."""
         big = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.003 * body.size]
         # The upper half's pips (and an ace's, a 3's, a 5's middle one) are upright; the others turned.
-        upright = [i for i in big if stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] / 2 < 0.55 * len(body)]
+        middle = [stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] / 2 for i in range(len(stats))]
+        upright = [i for i in big if middle[i] < 0.55 * len(body)]
         if not upright:
             return None
-        top = min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP])
+        pips = [(min(upright, key=lambda i: stats[i, cv2.CC_STAT_TOP]), False)]
+        turned = [i for i in big if middle[i] > 0.6 * len(body)]
+        if turned and _PIPS > 1:
+            pips.append((max(turned, key=lambda i: middle[i]), True))
         suit = str(card)[1]
         pair = frozenset({"H", "D"} if suit in "HD" else {"S", "C"})
-        pip = self.models["suit"].match(_glyph(body, labels, _box_of(labels, top), (top,)), pair)
-        return _log_odds(pip.distribution[suit]) if pip.score >= _SUIT_SCORE else None
+        odds = []
+        for i, flip in pips:
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            crop = _darkness(full[max(0, 2 * y - 1) : 2 * (y + h) + 1, max(0, 2 * x - 1) : 2 * (x + w) + 1])
+            if flip:
+                crop = cv2.flip(crop, -1)
+            ink = (crop > 2 * _BODY_INK).astype(np.uint8)
+            n, parts, part_stats, _ = cv2.connectedComponentsWithStats(ink)
+            if n < 2:
+                continue
+            biggest = 1 + int(np.argmax(part_stats[1:, cv2.CC_STAT_AREA]))
+            px, py, pw, ph = (int(v) for v in part_stats[biggest, :4])
+            ink = _glyph(crop, parts, (px, py, px + pw, py + ph), (biggest,))
+            # A club or a spade: the pair's own model, whose examples also say whether it is a suit.
+            black = suit in "SC" and "black" in self.models
+            pip = self.models["black"].match(ink) if black else self.models["suit"].match(ink, pair)
+            if pip.score >= _SUIT_SCORE:
+                odds.append(_log_odds(pip.distribution[suit]))
+        if not odds or (len(odds) == 2 and min(odds) < -_SUIT_VETO < _SUIT_VETO < max(odds)):
+            return None
+        return sum(odds) / len(odds)  # one design seen twice: one witness, steadier
 
     def _rank(self, dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> GlyphMatch:
         """The rank glyph's label. Two blobs side by side are most often a 10 (typefaces draw
@@ -211,19 +277,57 @@ class GenericReader:
         return whole
 
 
+def index_inks(card: np.ndarray, far: bool = False) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """A corner's index as ink: the rank's and the suit's darkness crops and the ink's colour
+    (True red), or None when no index is found or its colour cannot be told."""
+    patch = _corner_patch(card, far)
+    glyphs = _index_glyphs(patch)
+    if glyphs is None:
+        return None
+    rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
+    both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
+    red = _colour(patch, labels, (*rank_ids, suit_id), paper, both)
+    if red is None:
+        return None
+    return _glyph(dark, labels, rank_box, rank_ids), _glyph(dark, labels, suit_box, (suit_id,)), red
+
+
 def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> CornerRead:
     """A corner's read with its confidence: each glyph close to its label's examples, and the
     label clearly preferred over the others."""
     if rank.score < _RANK_SCORE or suit.score < _SUIT_SCORE:
         return _NOTHING
+    rival = ""
     if rank.probability < _RANK_SURE:
-        return _NOTHING
+        others = {k: v for k, v in rank.distribution.items() if k != rank.label}
+        if rank.probability < _RANK_MAYBE or not others:
+            return _NOTHING
+        rival = max(others, key=others.__getitem__)  # the body must tell the two apart
     closeness = min(rank.score - _RANK_SCORE, suit.score - _SUIT_SCORE) / 0.2
-    sureness = (rank.probability - 0.8) / 0.2
+    sureness = (max(rank.probability, _RANK_SURE) - 0.8) / 0.2
     confidence = float(np.clip(0.5 + 0.5 * min(closeness, sureness), 0, 1))
     right = CANONICAL_PAD + 1 + max(a[2], b[2])
     suit_label = STAR if rank.label == "JK" else suit.label
-    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right)
+    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right, rival=rival)
+
+
+# A lone index with its body hidden (a card under others) stands only this sure and close.
+_LONE_HIDDEN: tuple[float, float] | None = (0.95, 0.8)
+
+
+def _clear_alone(corner: CornerRead) -> bool:
+    """A lone index with its body hidden that may stand on its own: sure of its rank, a close
+    match, and by itself as sure of its suit as a whole card's evidence must be."""
+    if _LONE_HIDDEN is None:
+        return False
+    confidence, score = _LONE_HIDDEN
+    odds = _RED_ODDS if corner.red else _BLACK_ODDS
+    return (
+        not corner.rival
+        and corner.confidence >= confidence
+        and corner.score >= score
+        and (corner.rank == "JK" or corner.suit_odds >= odds)
+    )
 
 
 def _log_odds(p: float) -> float:
@@ -276,6 +380,20 @@ def _index_glyphs(patch: np.ndarray) -> _Index | None:
     # the suit under it is black, and one threshold for both would break the rank apart.
     local = cv2.dilate(dark, _SQUARE_9)
     ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
+    found = _index_in(ink, dark, paper)
+    if found is None:
+        # A court card's frame or the card's edge may touch the index (a Q's tail on the frame):
+        # long straight lines are no glyph's strokes, so take them out and look again.
+        h, w = ink.shape
+        lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((round(0.3 * h), 1), np.uint8))
+        lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
+        if lines.any():
+            found = _index_in(ink & ~cv2.dilate(lines, _SQUARE_3), dark, paper)
+    return found
+
+
+def _index_in(ink: np.ndarray, dark: np.ndarray, paper: np.ndarray) -> _Index | None:
+    """The index's glyphs among the blobs of an ink mask (see :func:`_index_glyphs`)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     h, w = ink.shape
     blobs = []
@@ -357,15 +475,25 @@ def _body_box(index_right: int) -> Box:
     return (right, p + round(0.05 * CANONICAL_H), CANONICAL_W + 2 * p - right, p + round(0.95 * CANONICAL_H))
 
 
+_PIPS = 1  # pips judged: the top one (2: and the bottom one turned upright; measured, it added nothing)
+
+_OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
 _NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
 
 
-def _expected_body(card: Card) -> str:
+def expected_body(card: Card) -> str:
     """What :func:`vision.classify.reading_of_blobs` says of a plain body of this card."""
     letter = str(card)[0]
     if card.is_joker or letter in "JQK":
         return "picture"
     return "ace" if letter == "A" else str(10 if letter == "T" else int(letter))
+
+
+def _body_of_rank(label: str) -> str:
+    """What a plain body of a rank label shows (a letter that is no rank: a picture)."""
+    if label in _NUMBERS:
+        return str(_NUMBERS[label])
+    return "ace" if label == "A" else "picture"
 
 
 def _body_contradicts(card: Card, seen: str) -> bool:
