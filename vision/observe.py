@@ -89,14 +89,17 @@ class Observer:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose)
+            cards = self._find_cards(frame, pose, glance)
             self._cards, self._glance = cards, glance
         return FrameObservation(index, cards, self._busy_zones(frame, pose), True)
 
-    def _find_cards(self, frame: np.ndarray, pose: MatPose) -> tuple[Observed, ...]:
+    def _find_cards(self, frame: np.ndarray, pose: MatPose, glance: np.ndarray) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
-        found = recognise(frame, self.templates, (CARD_MM[0] * scale, CARD_MM[1] * scale), self.memo)
+        size = (CARD_MM[0] * scale, CARD_MM[1] * scale)
+        # Blobs of card pixels whose part of the glance did not change keep their cards: a hand
+        # moving over one zone costs that zone's blobs only.
+        found = recognise(frame, self.templates, size, self.memo, glance)
         cards = []
         for rec in found:
             x, y = pose.to_mat(np.array([rec.center]))[0]
