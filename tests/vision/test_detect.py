@@ -136,3 +136,29 @@ def test_the_observer_reuses_a_still_frame_and_sees_a_new_card(templates):
     seen = observer.observe(render(view, added, seed=5)[0])
     assert sorted(str(o.card) for o in seen.cards) == ["7D", "KH", "QS"]
     assert observer.reused == 3
+
+
+def test_the_observer_works_again_only_where_the_frame_changed(templates):
+    """A hand moving over one side of the table: the cards elsewhere keep their outlines and
+    reads; a card placed, taken away or swapped where the frame changed is seen at once."""
+    view, scene = still_cards(2)
+    observer = Observer(MatLayout.create(4, "a2"), templates)
+    names = lambda seen: sorted(str(o.card) for o in seen.cards)  # noqa: E731
+    assert names(observer.observe(render(view, scene, seed=1)[0])) == ["7D", "QS"]
+    reads, kept = observer.memo.misses, observer.memo.blobs_kept
+    # The hand reaches to the left seat, far from both cards: the frame is not still, but the
+    # cards' blobs are unchanged, so neither is worked on nor read again.
+    left = cv2.perspectiveTransform(np.array([[[80.0, 210.0]]]), view.table_to_frame)[0, 0]
+    arm = Arm((0.0, float(left[1]) + 60), (float(left[0]), float(left[1])), 50)
+    assert names(observer.observe(render(view, replace(scene, arms=(arm,)), seed=2)[0])) == ["7D", "QS"]
+    assert observer.reused == 0 and observer.memo.blobs_kept >= kept + 2 and observer.memo.misses == reads
+    # It leaves a card there: that card is found and read, the others still are not.
+    placed = (*scene.cards, PlacedCard(card("KH"), (80, 210), 5))
+    assert names(observer.observe(render(view, replace(scene, cards=placed), seed=3)[0])) == ["7D", "KH", "QS"]
+    assert observer.memo.misses == reads + 1
+    # The queen taken away, then the seven swapped for another card at the same place.
+    taken = placed[1:]
+    assert names(observer.observe(render(view, replace(scene, cards=taken), seed=4)[0])) == ["7D", "KH"]
+    swapped = (PlacedCard(card("4C"), taken[0].centre_mm, taken[0].angle_deg), taken[1])
+    assert names(observer.observe(render(view, replace(scene, cards=swapped), seed=5)[0])) == ["4C", "KH"]
+    assert observer.memo.misses == reads + 2
