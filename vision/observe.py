@@ -26,6 +26,7 @@ _TOP_PX_PER_MM = 0.5  # the top-down view for motion and hands: coarse is enough
 _MOVING = 28  # grey-level change between frames that counts as motion
 _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on paper is pink, a little)
+_PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
 
 
@@ -67,13 +68,17 @@ class Observer:
         self._cards: tuple[Observed, ...] | None = None
         self._glance: np.ndarray | None = None
         self.memo = ReadMemo()  # cards that did not move are not read again
+        self._last_glance: np.ndarray | None = None  # the previous frame's
+        self._putting_off = 0  # frames in a row that put a changing blob off
         self.reused = 0  # frames answered from the last detection (for the benchmark)
 
     def observe(self, frame: np.ndarray) -> FrameObservation:
         index = self._count
         self._count += 1
         glance = _glance(frame)
-        still = self._cards is not None and _unchanged(glance, self._glance)
+        previous, self._last_glance = self._last_glance, glance
+        # A frame after one that put a blob off is worked on: that blob may hold still now.
+        still = self._cards is not None and self._putting_off == 0 and _unchanged(glance, self._glance)
         # A still frame cannot have moved the mat: its markers are looked for only after a change.
         due = self._pose is None or (index % self.pose_every == 0 and not still)
         pose = (find_mat(frame, self.layout) if due else None) or self._pose
@@ -89,17 +94,25 @@ class Observer:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose, glance)
+            cards = self._find_cards(frame, pose, glance, previous)
             self._cards, self._glance = cards, glance
         return FrameObservation(index, cards, self._busy_zones(frame, pose), True)
 
-    def _find_cards(self, frame: np.ndarray, pose: MatPose, glance: np.ndarray) -> tuple[Observed, ...]:
+    def _find_cards(
+        self, frame: np.ndarray, pose: MatPose, glance: np.ndarray, previous: np.ndarray | None
+    ) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
         size = (CARD_MM[0] * scale, CARD_MM[1] * scale)
         # Blobs of card pixels whose part of the glance did not change keep their cards: a hand
         # moving over one zone costs that zone's blobs only.
-        found = recognise(frame, self.templates, size, self.memo, glance)
+        # A blob still changing (a hand moving over it) is put off, at most _PUT_OFF frames in a
+        # row: then every blob is worked on once (something may change on every frame for long).
+        if self._putting_off >= _PUT_OFF or previous is None or previous.shape != glance.shape:
+            previous = None
+        before = self.memo.put_off
+        found = recognise(frame, self.templates, size, self.memo, glance, previous)
+        self._putting_off = self._putting_off + 1 if self.memo.put_off > before else 0
         cards = []
         for rec in found:
             x, y = pose.to_mat(np.array([rec.center]))[0]

@@ -89,6 +89,7 @@ class ReadMemo:
         self._last_blobs: list[_KnownBlob] = []
         self._now_blobs: list[_KnownBlob] = []
         self.blobs_kept = 0
+        self.put_off = 0
 
     def next_frame(self) -> None:
         self._last, self._now = self._now, []
@@ -114,6 +115,13 @@ class ReadMemo:
                 if differ <= _SAME_SHAPE * blob.area:
                     return old, False
         return None
+
+    def remember_under(self, boxes: list[tuple[int, int, int, int]]) -> None:
+        """The previous frame's blobs overlapping these boxes, kept for the next frame too."""
+        kept = {id(b) for b in self._now_blobs}
+        for old in self._last_blobs:
+            if id(old) not in kept and any(_boxes_meet(old.blob.box, box) for box in boxes):
+                self._now_blobs.append(old)
 
     def keep_blob(self, blob: _KnownBlob, again: bool = False) -> None:
         self._now_blobs.append(blob)
@@ -166,24 +174,33 @@ def recognise(
     card_size_px: tuple[float, float] | None = None,
     memo: ReadMemo | None = None,
     glance: np.ndarray | None = None,
+    previous: np.ndarray | None = None,
 ) -> list[Recognition]:
     """Every card outline in ``frame`` with its read; unknown reads of single cards are kept
     (``card`` None). Candidates split out of a pile count only when their index reads. With a
     ``memo`` (one per camera), cards unchanged since the previous call are not read again; with
     the frame's ``glance`` too (grey, 1/8 scale) and the card size, a blob of card pixels whose
-    glance has not changed since its cards were found is not worked on again (its cards hold)."""
+    glance has not changed since its cards were found is not worked on again (its cards hold).
+    Given the ``previous`` frame's glance as well, a blob not seen before that is still changing
+    (something moves over or next to it: a hand) is put off: it yields no card until it holds
+    still for a frame (the tracker ignores such a zone anyway)."""
     memo = memo or ReadMemo()
     memo.next_frame()
     known = None
     held: dict[int, tuple[_KnownBlob, bool]] = {}
+    put_off: set[int] = set()
+    changed: list[tuple[int, int, int, int]] = []  # boxes of the blobs not as they were
     if glance is not None:
 
         def known(blob: Blob) -> tuple[CardQuad, ...] | None:
             match = memo.known_blob(blob, glance)
-            if match is None:
-                return None
-            held[id(blob.outline)] = match
-            return match[0].blob.quads
+            if match is not None:
+                held[id(blob.outline)] = match
+                return match[0].blob.quads
+            if previous is not None and _moving(blob, glance, previous):
+                put_off.add(id(blob.outline))
+                return ()
+            return None
 
     found: list[Recognition] = []
     for blob in find_blobs(frame, card_size_px, known):
@@ -192,12 +209,31 @@ def recognise(
             memo.keep_blob(old, again=True)
             found += old.found
             continue
+        if id(blob.outline) in put_off:
+            memo.put_off += 1
+            changed.append(blob.box)
+            continue
+        changed.append(blob.box)
         start = len(memo._now)
         cards = _recognise_blob(frame, blob, reader, memo)
         if glance is not None:
             memo.keep_blob(_KnownBlob(blob, _patch(glance, blob), cards, memo._now[start:]))
         found += cards
+    # What lay where a blob changed is remembered still: when the hand has gone and the glance
+    # there is back to what it was, those cards hold again without being worked on.
+    memo.remember_under(changed)
     return _one_per_card(found)
+
+
+def _boxes_meet(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _moving(blob: Blob, glance: np.ndarray, previous: np.ndarray) -> bool:
+    """Some 1/8-scale grey pixel over the blob or near it changed since the previous frame."""
+    (x0, y0, x1, y1), now, near = _patch(glance, blob)
+    before = previous[y0:y1, x0:x1]
+    return before.shape == now.shape and int(cv2.absdiff(now, before)[near].max(initial=0)) > _STILL
 
 
 def _recognise_blob(frame: np.ndarray, blob: Blob, reader: CardReader, memo: ReadMemo) -> list[Recognition]:

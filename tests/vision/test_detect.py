@@ -133,14 +133,16 @@ def test_the_observer_reuses_a_still_frame_and_sees_a_new_card(templates):
         assert observer.observe(render(view, scene, seed=seed)[0]).cards == first.cards
     assert observer.reused == 3
     added = replace(scene, cards=(*scene.cards, PlacedCard(card("KH"), (80, 210), 5)))
-    seen = observer.observe(render(view, added, seed=5)[0])
+    observer.observe(render(view, added, seed=5)[0])  # new there since the last frame: put off
+    seen = observer.observe(render(view, added, seed=6)[0])
     assert sorted(str(o.card) for o in seen.cards) == ["7D", "KH", "QS"]
     assert observer.reused == 3
 
 
 def test_the_observer_works_again_only_where_the_frame_changed(templates):
     """A hand moving over one side of the table: the cards elsewhere keep their outlines and
-    reads; a card placed, taken away or swapped where the frame changed is seen at once."""
+    reads; a card placed, taken away or swapped where the frame changed is seen (a new blob
+    once it holds still for a frame)."""
     view, scene = still_cards(2)
     observer = Observer(MatLayout.create(4, "a2"), templates)
     names = lambda seen: sorted(str(o.card) for o in seen.cards)  # noqa: E731
@@ -152,9 +154,13 @@ def test_the_observer_works_again_only_where_the_frame_changed(templates):
     arm = Arm((0.0, float(left[1]) + 60), (float(left[0]), float(left[1])), 50)
     assert names(observer.observe(render(view, replace(scene, arms=(arm,)), seed=2)[0])) == ["7D", "QS"]
     assert observer.reused == 0 and observer.memo.blobs_kept >= kept + 2 and observer.memo.misses == reads
-    # It leaves a card there: that card is found and read, the others still are not.
+    # It leaves a card there and goes: the place changed since the last frame (the hand left),
+    # so the new blob is put off for a frame; once still, the card is found and read, and the
+    # others still are not.
     placed = (*scene.cards, PlacedCard(card("KH"), (80, 210), 5))
-    assert names(observer.observe(render(view, replace(scene, cards=placed), seed=3)[0])) == ["7D", "KH", "QS"]
+    assert names(observer.observe(render(view, replace(scene, cards=placed), seed=3)[0])) == ["7D", "QS"]
+    assert observer.memo.put_off == 1
+    assert names(observer.observe(render(view, replace(scene, cards=placed), seed=6)[0])) == ["7D", "KH", "QS"]
     assert observer.memo.misses == reads + 1
     # The queen taken away, then the seven swapped for another card at the same place.
     taken = placed[1:]
