@@ -70,6 +70,10 @@ class Observer:
         self.memo = ReadMemo()  # cards that did not move are not read again
         self._last_glance: np.ndarray | None = None  # the previous frame's
         self._putting_off = 0  # frames in a row that put a changing blob off
+        # The glance when the mat was last found, and where its four markers lie in it: while
+        # they look the same, the mat has not moved and its markers need not be looked for.
+        self._mat_glance: tuple[np.ndarray, list[tuple[slice, slice]]] | None = None
+        self.markers_skipped = 0  # due looks for the markers skipped so (for the benchmark)
         self.reused = 0  # frames answered from the last detection (for the benchmark)
 
     def observe(self, frame: np.ndarray) -> FrameObservation:
@@ -81,7 +85,12 @@ class Observer:
         still = self._cards is not None and self._putting_off == 0 and _unchanged(glance, self._glance)
         # A still frame cannot have moved the mat: its markers are looked for only after a change.
         due = self._pose is None or (index % self.pose_every == 0 and not still)
+        if due and self._pose is not None and self._markers_unchanged(glance):
+            due = False  # a hand moving over the cards: the markers are as they were
+            self.markers_skipped += 1
         pose = (find_mat(frame, self.layout) if due else None) or self._pose
+        if pose is not None and pose is not self._pose:
+            self._mat_glance = (glance, self._marker_spots(pose, glance.shape))
         if pose is None:
             log.debug("frame %d: no mat in view", index)
             self._cards = None
@@ -97,6 +106,24 @@ class Observer:
             cards = self._find_cards(frame, pose, glance, previous)
             self._cards, self._glance = cards, glance
         return FrameObservation(index, cards, self._busy_zones(frame, pose), True)
+
+    def _marker_spots(self, pose: MatPose, shape: tuple[int, ...]) -> list[tuple[slice, slice]]:
+        """Where each of the mat's markers lies in the glance (1/8 scale), a glance pixel wider."""
+        spots = []
+        h, w = shape[:2]
+        for corners_mm in self.layout.marker_corners_mm().values():
+            xs, ys = (pose.to_frame(corners_mm) / 8).T
+            x0, y0 = max(0, int(xs.min()) - 1), max(0, int(ys.min()) - 1)
+            x1, y1 = min(w, int(np.ceil(xs.max())) + 2), min(h, int(np.ceil(ys.max())) + 2)
+            if x0 < x1 and y0 < y1:  # a marker outside the view cannot come into it unless all moves
+                spots.append((slice(y0, y1), slice(x0, x1)))
+        return spots
+
+    def _markers_unchanged(self, glance: np.ndarray) -> bool:
+        if self._mat_glance is None or self._mat_glance[0].shape != glance.shape:
+            return False
+        before, spots = self._mat_glance
+        return bool(spots) and all(int(cv2.absdiff(glance[s], before[s]).max()) <= _STILL for s in spots)
 
     def _find_cards(
         self, frame: np.ndarray, pose: MatPose, glance: np.ndarray, previous: np.ndarray | None

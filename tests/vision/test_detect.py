@@ -168,3 +168,24 @@ def test_the_observer_works_again_only_where_the_frame_changed(templates):
     swapped = (PlacedCard(card("4C"), taken[0].centre_mm, taken[0].angle_deg), taken[1])
     assert names(observer.observe(render(view, replace(scene, cards=swapped), seed=5)[0])) == ["4C", "KH"]
     assert observer.memo.misses == reads + 2
+
+
+def test_the_mat_is_looked_for_only_when_its_markers_change(templates):
+    view, scene = still_cards(2)
+    layout = MatLayout.create(4, "a2")
+    observer = Observer(layout, templates, pose_every=1)
+    first = observer.observe(render(view, scene, seed=1)[0])
+    centres = {str(o.card): o.centre_mm for o in first.cards}
+    left = cv2.perspectiveTransform(np.array([[[80.0, 210.0]]]), view.table_to_frame)[0, 0]
+    arm = Arm((0.0, float(left[1]) + 60), (float(left[0]), float(left[1])), 50)
+    observer.observe(render(view, replace(scene, arms=(arm,)), seed=2)[0])
+    assert observer.markers_skipped == 1  # the hand is far from every marker
+    # The camera moved: the markers changed, the mat is found again, the cards stay on it.
+    moved = tilted_view(np.random.default_rng(7), (1280, 720), "felt", layout)
+    observer.observe(render(moved, scene, seed=3)[0])  # (its new blobs are put off a frame)
+    assert observer.markers_skipped == 1
+    seen = observer.observe(render(moved, scene, seed=4)[0])
+    assert observer.markers_skipped == 2  # found in the last frame, and unchanged since
+    assert sorted(str(o.card) for o in seen.cards) == ["7D", "QS"]
+    for o in seen.cards:
+        assert np.hypot(*np.subtract(o.centre_mm, centres[str(o.card)])) < 10
