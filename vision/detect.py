@@ -16,8 +16,8 @@ scale) or from the single cards seen in the same frame.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -388,9 +388,34 @@ def _distinct(quads: Iterable[np.ndarray], cap: int) -> list[np.ndarray]:
     return kept
 
 
+@dataclass(frozen=True, slots=True)
+class Blob:
+    """One blob of card pixels and the card outlines found in it (or given for it: ``reused``)."""
+
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 in frame pixels
+    area: float  # in work pixels
+    outline: np.ndarray  # N x 2 float32, frame pixels
+    work_box: tuple[int, int, int, int]  # x, y, width, height in work pixels
+    shape: np.ndarray  # the card pixels (holes filled) inside work_box, uint8 0/255
+    quads: tuple[CardQuad, ...] = ()
+    reused: bool = False
+
+
 def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = None) -> list[CardQuad]:
     """Card outlines in a BGR frame. ``card_size_px`` (short, long side in frame pixels), when
     known from the mat, lets touching cards be split even when no card lies on its own."""
+    return [quad for blob in find_blobs(frame, card_size_px) for quad in blob.quads]
+
+
+def find_blobs(
+    frame: np.ndarray,
+    card_size_px: tuple[float, float] | None = None,
+    known: Callable[[Blob], tuple[CardQuad, ...] | None] | None = None,
+) -> list[Blob]:
+    """The blobs of card pixels in a frame, each with the card outlines found in it. Given the
+    card size, each blob is worked on alone (its outlines depend only on its own pixels and the
+    image edges around it), so a blob ``known`` gives outlines for (the caller saw it, alike,
+    in an earlier frame) is not worked on again: it keeps those (``reused``)."""
     mask, scale = card_pixels(frame)
     # Every outline point, not just the ends of straight runs: the side fitting needs them.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -398,30 +423,55 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
     contours = [c for c in contours if cv2.contourArea(c) >= min_area]
     # Holes filled: a court card's picture or a big pip is not paper-coloured, but it is card.
     mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
-    singles, clusters = [], []
+    h, w = frame.shape[:2]
+    blobs = []
     for contour in contours:
-        quad = _single_card(contour, mask)
-        if quad is None:
-            clusters.append(contour)
+        x, y, bw, bh = cv2.boundingRect(contour)
+        box = (
+            int(x / scale),
+            int(y / scale),
+            min(w, int(np.ceil((x + bw) / scale))),
+            min(h, int(np.ceil((y + bh) / scale))),
+        )
+        outline = contour.reshape(-1, 2).astype(np.float32) / scale
+        shape = mask[y : y + bh, x : x + bw].copy()
+        blobs.append(Blob(box, float(cv2.contourArea(contour)), outline, (x, y, bw, bh), shape))
+    if card_size_px is None:
+        known = None  # the size comes from the single cards of the whole frame
+    quads: dict[int, list[CardQuad]] = {}
+    for i, blob in enumerate(blobs):
+        given = known(blob) if known is not None else None
+        if given is not None:
+            blobs[i] = replace(blob, quads=given, reused=True)
         else:
-            singles.append((CardQuad(_clockwise(quad / scale), True), contour))
+            quads[i] = []
+    singles, clusters = [], []
+    for i in quads:
+        quad = _single_card(contours[i], mask)
+        if quad is None:
+            clusters.append(i)
+        else:
+            singles.append((CardQuad(_clockwise(quad / scale), True), i))
     size = _card_size(card_size_px, [q for q, _ in singles])
     if size is not None:
         # A card-shaped blob of the wrong size is a tidy pile of cards (or not a card at all).
-        clusters += [c for q, c in singles if not _card_sized(q, size)]
-        singles = [(q, c) for q, c in singles if _card_sized(q, size)]
-    found = [q for q, _ in singles]
+        clusters += [i for q, i in singles if not _card_sized(q, size)]
+        singles = [(q, i) for q, i in singles if _card_sized(q, size)]
+    for quad, i in singles:
+        quads[i].append(quad)
     if size is not None:
         work_size = (size[0] * scale, size[1] * scale)
         # A pile holds at least one card's worth of paper; smaller blobs (the markers' white
         # frames, a corner of a card at the frame's edge) have no card to split out.
-        clusters = [c for c in clusters if cv2.contourArea(c) >= 0.8 * work_size[0] * work_size[1]]
-    if size is not None and clusters:
-        edges = _edges(frame, scale, clusters)  # only piles need them: most frames skip this
-        for pile, contour in enumerate(clusters):
-            split = _split_blob(contour, mask, edges, work_size)
-            found += [CardQuad(_clockwise(q / scale), False, pile) for q in split]
-    return found
+        clusters = [i for i in clusters if blobs[i].area >= 0.8 * work_size[0] * work_size[1]]
+        if clusters:
+            edges = _edges(frame, scale, [contours[i] for i in clusters])  # only piles need them
+            for i in clusters:
+                split = _split_blob(contours[i], mask, edges, work_size)
+                quads[i] += [CardQuad(_clockwise(q / scale), False, i) for q in split]
+    for i, found in quads.items():
+        blobs[i] = replace(blobs[i], quads=tuple(found))
+    return blobs
 
 
 def _card_sized(quad: CardQuad, size: tuple[float, float]) -> bool:

@@ -26,6 +26,7 @@ _TOP_PX_PER_MM = 0.5  # the top-down view for motion and hands: coarse is enough
 _MOVING = 28  # grey-level change between frames that counts as motion
 _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on paper is pink, a little)
+_PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
 
 
@@ -67,19 +68,32 @@ class Observer:
         self._cards: tuple[Observed, ...] | None = None
         self._glance: np.ndarray | None = None
         self.memo = ReadMemo()  # cards that did not move are not read again
+        self._last_glance: np.ndarray | None = None  # the previous frame's
+        self._putting_off = 0  # frames in a row that put a changing blob off
+        # The glance when the mat was last found, and where its four markers lie in it: while
+        # they look the same, the mat has not moved and its markers need not be looked for.
+        self._mat_glance: tuple[np.ndarray, list[tuple[slice, slice]]] | None = None
+        self.markers_skipped = 0  # due looks for the markers skipped so (for the benchmark)
         self.reused = 0  # frames answered from the last detection (for the benchmark)
 
     def observe(self, frame: np.ndarray) -> FrameObservation:
         index = self._count
         self._count += 1
         glance = _glance(frame)
+        previous, self._last_glance = self._last_glance, glance
         # A card left unread is looked at again in the next frame, still or not: the frame the
         # read failed on may have had a hand leaving it, and a camera's next frame differs.
         unread = self._cards is not None and any(c.card is None for c in self._cards)
-        still = self._cards is not None and not unread and _unchanged(glance, self._glance)
+        # A frame after one that put a blob off is worked on: that blob may hold still now.
+        still = self._cards is not None and not unread and self._putting_off == 0 and _unchanged(glance, self._glance)
         # A still frame cannot have moved the mat: its markers are looked for only after a change.
         due = self._pose is None or (index % self.pose_every == 0 and not still)
+        if due and self._pose is not None and self._markers_unchanged(glance):
+            due = False  # a hand moving over the cards: the markers are as they were
+            self.markers_skipped += 1
         pose = (find_mat(frame, self.layout) if due else None) or self._pose
+        if pose is not None and pose is not self._pose:
+            self._mat_glance = (glance, self._marker_spots(pose, glance.shape))
         if pose is None:
             log.debug("frame %d: no mat in view", index)
             self._cards = None
@@ -92,14 +106,43 @@ class Observer:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose)
+            cards = self._find_cards(frame, pose, glance, previous)
             self._cards, self._glance = cards, glance
         return FrameObservation(index, cards, self._busy_zones(frame, pose), True)
 
-    def _find_cards(self, frame: np.ndarray, pose: MatPose) -> tuple[Observed, ...]:
+    def _marker_spots(self, pose: MatPose, shape: tuple[int, ...]) -> list[tuple[slice, slice]]:
+        """Where each of the mat's markers lies in the glance (1/8 scale), a glance pixel wider."""
+        spots = []
+        h, w = shape[:2]
+        for corners_mm in self.layout.marker_corners_mm().values():
+            xs, ys = (pose.to_frame(corners_mm) / 8).T
+            x0, y0 = max(0, int(xs.min()) - 1), max(0, int(ys.min()) - 1)
+            x1, y1 = min(w, int(np.ceil(xs.max())) + 2), min(h, int(np.ceil(ys.max())) + 2)
+            if x0 < x1 and y0 < y1:  # a marker outside the view cannot come into it unless all moves
+                spots.append((slice(y0, y1), slice(x0, x1)))
+        return spots
+
+    def _markers_unchanged(self, glance: np.ndarray) -> bool:
+        if self._mat_glance is None or self._mat_glance[0].shape != glance.shape:
+            return False
+        before, spots = self._mat_glance
+        return bool(spots) and all(int(cv2.absdiff(glance[s], before[s]).max()) <= _STILL for s in spots)
+
+    def _find_cards(
+        self, frame: np.ndarray, pose: MatPose, glance: np.ndarray, previous: np.ndarray | None
+    ) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
-        found = recognise(frame, self.templates, (CARD_MM[0] * scale, CARD_MM[1] * scale), self.memo)
+        size = (CARD_MM[0] * scale, CARD_MM[1] * scale)
+        # Blobs of card pixels whose part of the glance did not change keep their cards: a hand
+        # moving over one zone costs that zone's blobs only.
+        # A blob still changing (a hand moving over it) is put off, at most _PUT_OFF frames in a
+        # row: then every blob is worked on once (something may change on every frame for long).
+        if self._putting_off >= _PUT_OFF or previous is None or previous.shape != glance.shape:
+            previous = None
+        before = self.memo.put_off
+        found = recognise(frame, self.templates, size, self.memo, glance, previous)
+        self._putting_off = self._putting_off + 1 if self.memo.put_off > before else 0
         cards = []
         for rec in found:
             x, y = pose.to_mat(np.array([rec.center]))[0]

@@ -133,6 +133,59 @@ def test_the_observer_reuses_a_still_frame_and_sees_a_new_card(templates):
         assert observer.observe(render(view, scene, seed=seed)[0]).cards == first.cards
     assert observer.reused == 3
     added = replace(scene, cards=(*scene.cards, PlacedCard(card("KH"), (80, 210), 5)))
-    seen = observer.observe(render(view, added, seed=5)[0])
+    observer.observe(render(view, added, seed=5)[0])  # new there since the last frame: put off
+    seen = observer.observe(render(view, added, seed=6)[0])
     assert sorted(str(o.card) for o in seen.cards) == ["7D", "KH", "QS"]
     assert observer.reused == 3
+
+
+def test_the_observer_works_again_only_where_the_frame_changed(templates):
+    """A hand moving over one side of the table: the cards elsewhere keep their outlines and
+    reads; a card placed, taken away or swapped where the frame changed is seen (a new blob
+    once it holds still for a frame)."""
+    view, scene = still_cards(2)
+    observer = Observer(MatLayout.create(4, "a2"), templates)
+    names = lambda seen: sorted(str(o.card) for o in seen.cards)  # noqa: E731
+    assert names(observer.observe(render(view, scene, seed=1)[0])) == ["7D", "QS"]
+    reads, kept = observer.memo.misses, observer.memo.blobs_kept
+    # The hand reaches to the left seat, far from both cards: the frame is not still, but the
+    # cards' blobs are unchanged, so neither is worked on nor read again.
+    left = cv2.perspectiveTransform(np.array([[[80.0, 210.0]]]), view.table_to_frame)[0, 0]
+    arm = Arm((0.0, float(left[1]) + 60), (float(left[0]), float(left[1])), 50)
+    assert names(observer.observe(render(view, replace(scene, arms=(arm,)), seed=2)[0])) == ["7D", "QS"]
+    assert observer.reused == 0 and observer.memo.blobs_kept >= kept + 2 and observer.memo.misses == reads
+    # It leaves a card there and goes: the place changed since the last frame (the hand left),
+    # so the new blob is put off for a frame; once still, the card is found and read, and the
+    # others still are not.
+    placed = (*scene.cards, PlacedCard(card("KH"), (80, 210), 5))
+    assert names(observer.observe(render(view, replace(scene, cards=placed), seed=3)[0])) == ["7D", "QS"]
+    assert observer.memo.put_off == 1
+    assert names(observer.observe(render(view, replace(scene, cards=placed), seed=6)[0])) == ["7D", "KH", "QS"]
+    assert observer.memo.misses == reads + 1
+    # The queen taken away, then the seven swapped for another card at the same place.
+    taken = placed[1:]
+    assert names(observer.observe(render(view, replace(scene, cards=taken), seed=4)[0])) == ["7D", "KH"]
+    swapped = (PlacedCard(card("4C"), taken[0].centre_mm, taken[0].angle_deg), taken[1])
+    assert names(observer.observe(render(view, replace(scene, cards=swapped), seed=5)[0])) == ["4C", "KH"]
+    assert observer.memo.misses == reads + 2
+
+
+def test_the_mat_is_looked_for_only_when_its_markers_change(templates):
+    view, scene = still_cards(2)
+    layout = MatLayout.create(4, "a2")
+    observer = Observer(layout, templates, pose_every=1)
+    first = observer.observe(render(view, scene, seed=1)[0])
+    centres = {str(o.card): o.centre_mm for o in first.cards}
+    left = cv2.perspectiveTransform(np.array([[[80.0, 210.0]]]), view.table_to_frame)[0, 0]
+    arm = Arm((0.0, float(left[1]) + 60), (float(left[0]), float(left[1])), 50)
+    observer.observe(render(view, replace(scene, arms=(arm,)), seed=2)[0])
+    assert observer.markers_skipped == 1  # the hand is far from every marker
+    # The camera moved: the markers changed, the mat is found again, the cards stay on it.
+    moved = tilted_view(np.random.default_rng(7), (1280, 720), "felt", layout)
+    observer.observe(render(moved, scene, seed=3)[0])  # (its new blobs are put off a frame)
+    assert observer.markers_skipped == 1
+    seen = observer.observe(render(moved, scene, seed=4)[0])
+    assert observer.markers_skipped == 2  # found in the last frame, and unchanged since
+    assert sorted(str(o.card) for o in seen.cards) == ["7D", "QS"]
+    for o in seen.cards:
+        assert np.hypot(*np.subtract(o.centre_mm, centres[str(o.card)])) < 10
