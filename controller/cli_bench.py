@@ -107,6 +107,7 @@ def bench_vision(
             str(s.unknown),
             confusions,
         )
+    console.print(table)
 
 
 @bench_app.command("dealer")
