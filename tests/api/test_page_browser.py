@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,18 +40,25 @@ SEED = 7  # a deal where a contract is played and a seat can revoke
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)")
 
 
-@pytest.fixture
-def page(server: str) -> Iterator[Any]:
+@contextmanager
+def browser_tab(timeout_ms: int) -> Iterator[Any]:
+    """A tab of Debian's headless chromium; the page's own errors fail the test at the end."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         tab = browser.new_page(viewport={"width": 1280, "height": 800})
-        tab.set_default_timeout(5000)
+        tab.set_default_timeout(timeout_ms)
         errors: list[str] = []
         tab.on("pageerror", lambda e: errors.append(str(e)))
         yield tab
         browser.close()
         assert not errors, errors
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[Any]:
+    with browser_tab(5000) as tab:
+        yield tab
 
 
 def face(code: str) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from controller.sim_table import SimOptions, SimulatedTableRig
 from tests.api.conftest import free_port
-from tests.api.test_page_browser import ARGS, CHROMIUM
+from tests.api.test_page_browser import CHROMIUM, browser_tab
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)")
 
@@ -31,13 +31,7 @@ def rig(tmp_path: Path) -> Iterator[SimulatedTableRig]:
 
 
 def test_the_page_shows_a_simulated_hand_as_the_camera_sees_it(rig: SimulatedTableRig) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(60_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    with browser_tab(60_000) as page:
         page.goto(rig.url)
         page.wait_for_function("() => document.getElementById('title').textContent.startsWith('Nap')")
         seen_trick: list[Any] = []
@@ -65,5 +59,3 @@ def test_the_page_shows_a_simulated_hand_as_the_camera_sees_it(rig: SimulatedTab
         assert seen_trick[0] in played
         tricks = page.locator('#score tr[data-row="tricks"] td').all_inner_texts()
         assert tricks == [str(t) for t in state["hand"]["tricks_won"]]
-        browser.close()
-        assert not errors, errors
