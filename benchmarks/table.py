@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.cli_common import free_port
 from controller.sim_table import SimOptions, SimulatedTableRig
 
 SIMULATOR_THREADS = ("dealer-firmware", "ws-client", "people", "MainThread")
@@ -96,7 +97,7 @@ class _Clients:
 
 def run_table(clients: int, cards: int, seed: int = 1, game: str = "poley") -> tuple[LatencyFigure, CpuFigure]:
     """Play in real time until ``cards`` cards have been played; the latency and CPU figures."""
-    rig = SimulatedTableRig(SimOptions(game=game, speed=1.0, seed=seed, port=_free_port()))
+    rig = SimulatedTableRig(SimOptions(game=game, speed=1.0, seed=seed, port=free_port()))
     placed: list[tuple[int, str, float]] = []  # seat, card, table time it lies in place
     rig.start()
     original = rig.scene.put_down
@@ -208,11 +209,3 @@ def _cpu_figure(
         table_share_of_a_pi=round(table / wall / 4, 3),
         threads={k: round(v, 2) for k, v in sorted(by_name.items(), key=lambda kv: -kv[1])},
     )
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from controller import cli_bench, cli_deal, cli_vision  # noqa: F401  (they register their commands)
-from controller.cli_common import app, console, fail
+from controller.cli_common import app, check_can_listen, console, fail
 from controller.render import print_report
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
@@ -147,7 +147,7 @@ def serve(
     if created:  # shown once: it stays readable only by its owner in the token file
         sys.stdout.write(f"control token (shown once; kept in {path}): {token}\n")
     listen_host, listen_port = host or settings.api.host, port or settings.api.port
-    _check_can_listen(listen_host, listen_port)
+    check_can_listen(listen_host, listen_port)
     sys.stdout.write(f"croupier: serving the table on http://{listen_host}:{listen_port}/ (API docs at /docs)\n")
     sys.stdout.flush()
     live.start()
@@ -156,17 +156,6 @@ def serve(
     finally:
         live.close()
         resources.close()
-
-
-def _check_can_listen(host: str, port: int) -> None:
-    """Fail in one line if the address is taken, before uvicorn logs it its own way."""
-    import socket
-
-    try:
-        with socket.create_server((host, port), reuse_port=False):
-            pass
-    except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
-"""What every ``croupier`` command shares: the typer apps, the console, and ``fail``."""
+"""What every ``croupier`` command shares: the typer apps, the console, ``fail`` and the port checks."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from typing import NoReturn
 
@@ -22,3 +23,19 @@ def fail(message: str, code: int = 2) -> NoReturn:
     # Plain write, not rich: a one-line message must never be wrapped into two.
     sys.stderr.write(f"croupier: {' '.join(message.split())}\n")
     raise typer.Exit(code)
+
+
+def check_can_listen(host: str, port: int, advice: str = "") -> None:
+    """Fail in one line if the address is taken, before uvicorn logs it its own way."""
+    try:
+        with socket.create_server((host, port), reuse_port=False):
+            pass
+    except OSError as exc:
+        fail(f"cannot serve the page on {host}:{port}: {exc.strerror or exc}{advice}")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on now (for a run that needs no fixed address)."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])

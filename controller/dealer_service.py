@@ -30,6 +30,10 @@ class DealProgress:
     total: int
 
 
+def _ignore(*_: Any) -> None:
+    """No one listening (yet)."""
+
+
 class DealerBusy(RuntimeError):
     """A deal was asked for while one is under way."""
 
@@ -38,12 +42,13 @@ class DealerService:
     def __init__(
         self,
         link: Link,
-        on_progress: Callable[[DealProgress], None],
-        on_fault: Callable[[FaultRaised], None],
-        on_link: Callable[[bool], None],
-        on_result: Callable[[DealResult, dict[str, Any]], None],
+        on_progress: Callable[[DealProgress], None] = _ignore,
+        on_fault: Callable[[FaultRaised], None] = _ignore,
+        on_link: Callable[[bool], None] = _ignore,
+        on_result: Callable[[DealResult, dict[str, Any]], None] = _ignore,
         rng: Any = None,
     ) -> None:
+        # The callbacks are usually connected afterwards by whoever runs the table (LiveTable).
         self.link = link
         self.on_progress = on_progress
         self.on_fault = on_fault

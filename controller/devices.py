@@ -39,10 +39,6 @@ class DeviceError(RuntimeError):
     """A device named in the settings cannot be used (the message says which and why)."""
 
 
-def _ignore(*_: Any) -> None:
-    """A callback the live table replaces with its own."""
-
-
 def build_live_table(settings: Settings, runtime: Runtime, resources: ExitStack) -> LiveTable:
     """The live table with the devices the settings name; ``resources`` closes what was opened."""
     dealer = _dealer(settings, resources)
@@ -65,14 +61,14 @@ def _dealer(settings: Settings, resources: ExitStack) -> DealerService | None:
         pack = [c.index for c in get_game(settings.table.game).pack]
         random.shuffle(pack)
         machine = resources.enter_context(SimulatedMachine(pack, speed=settings.dealer.speed))
-        return DealerService(machine.link, _ignore, _ignore, _ignore, _ignore)
+        return DealerService(machine.link)
     link = Link(port, baudrate=settings.dealer.baud)
     try:
         link.open()
     except LinkLost as exc:
         raise DeviceError(f"the dealing machine at {port}: {exc}") from None
     resources.callback(link.close)
-    return DealerService(link, _ignore, _ignore, _ignore, _ignore)
+    return DealerService(link)
 
 
 def _camera(settings: Settings) -> VisionService | None:
@@ -98,14 +94,13 @@ def _camera(settings: Settings) -> VisionService | None:
         raise DeviceError(f"the camera's deck {settings.camera.deck!r}: {exc}") from None
     observer = Observer(layout, reader)
     seats = [z.name for z in layout.zones if z.seat is not None]
-    return VisionService(source, observer, Tracker(seats), _ignore, _ignore)
+    return VisionService(source, observer, Tracker(seats))
 
 
 def _empty_table_camera(layout: MatLayout, size: tuple[int, int]) -> Any:
-    from simulators.camera import CameraView
     from simulators.live_scene import SceneCamera, TableScene, WorldClock
     from simulators.scenes import tilted_view
 
     view = tilted_view(np.random.default_rng(0), size, "felt", layout)
-    scene = TableScene(CameraView(view.size, view.table_to_frame, "felt", layout), layout, WorldClock(10.0))
+    scene = TableScene(view, layout, WorldClock(10.0))
     return SceneCamera(scene, speed=1.0)

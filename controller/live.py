@@ -109,8 +109,10 @@ class LiveTable:
             self.request_deal().add_done_callback(_log_refusal("deal"))
         elif button == "undo":
             self.runtime.submit({"type": "undo"}).add_done_callback(_log_refusal("undo"))
-        elif button == "next":
-            self.operator.acknowledge() if hasattr(self.operator, "acknowledge") else None
+        elif button == "next":  # the person did what the machine's fault asked
+            acknowledge = getattr(self.operator, "acknowledge", None)  # a simulated operator needs no word
+            if acknowledge is not None:
+                acknowledge()
 
     # --- dealing -----------------------------------------------------------------------------
 

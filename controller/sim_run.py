@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import logging
 import secrets
-import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from controller.cli_common import fail
+from controller.cli_common import check_can_listen, fail, free_port
 from controller.render import seat_label
 from controller.sim_table import SimOptions, SimulatedTableRig
 from simulators.people import TableGoneQuiet
@@ -35,8 +34,8 @@ def run_simulated_table(
     console: Console,
 ) -> dict[str, Any]:
     """Play ``hands`` hands (None: the whole match) on a simulated table; the match's table log."""
-    port = port if port is not None else (_free_port(host) if quiet else DEFAULT_PORT)
-    _check_can_listen(host, port)
+    port = port if port is not None else (free_port(host) if quiet else DEFAULT_PORT)
+    check_can_listen(host, port, advice=" (choose another with --port)")
     options = SimOptions(
         game=game,
         players=players,
@@ -107,17 +106,3 @@ class _Narrator:
             if self.last_holds and not holds:
                 self.console.print("  the table goes on", style="green")
             self.last_holds = holds
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
-def _check_can_listen(host: str, port: int) -> None:
-    try:
-        with socket.create_server((host, port), reuse_port=False):
-            pass
-    except OSError as exc:
-        fail(f"cannot serve the page on {host}:{port}: {exc.strerror or exc} (choose another with --port)")

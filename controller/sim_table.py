@@ -29,7 +29,7 @@ from controller.runtime import Runtime
 from controller.settings import Settings
 from engine.games import get_game
 from hardware.panel import Panel
-from simulators.camera import CameraView
+from simulators.dealer_model import SimulatedOperator
 from simulators.dealing_machine import SimulatedMachine
 from simulators.live_scene import SceneCamera, TableScene, WorldClock
 from simulators.people import SimulatedPeople
@@ -80,9 +80,7 @@ class SimulatedTableRig:
         self.layout = MatLayout.create(4 if self.players <= 4 else 6, "a2")
         self.clock = WorldClock(FPS)
         view = tilted_view(np.random.default_rng(options.seed), FRAME, "felt", self.layout)
-        self.scene = TableScene(
-            CameraView(view.size, view.table_to_frame, "felt", self.layout), self.layout, self.clock, options.seed
-        )
+        self.scene = TableScene(view, self.layout, self.clock, options.seed)
         self.camera = SceneCamera(self.scene, options.speed, options.seed)
         stack = [c.index for c in game.pack]
         random.Random(options.seed).shuffle(stack)  # the pack as it lies in the hopper
@@ -103,13 +101,13 @@ class SimulatedTableRig:
         from controller.readers import reader_for
 
         self.machine.__enter__()
-        dealer = DealerService(self.machine.link, *_unset(4), rng=random.Random(self.rng.getrandbits(64)))
+        dealer = DealerService(self.machine.link, rng=random.Random(self.rng.getrandbits(64)))
         seats = [z.name for z in self.layout.zones if z.seat is not None and z.seat < self.players]
         # The simulated cards are the project's faces: the table reads them as a table that has
         # enrolled its deck would (the generic reader is for decks nobody enrolled).
         observer = Observer(self.layout, reader_for("project"))
-        vision = VisionService(self.camera, observer, Tracker(seats), *_unset(2))
-        operator = _SimOperator(self.machine)
+        vision = VisionService(self.camera, observer, Tracker(seats))
+        operator = SimulatedOperator(self.machine.firmware)  # does what each fault's remedy says
         self.live = LiveTable(self.runtime, dealer, vision, None, operator)
         self.panel = Panel(self.settings.panel, self.live.press)
         self.live.panel = self.panel
@@ -176,26 +174,6 @@ class SimulatedTableRig:
             if not self._server_thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"the web server did not start on {self.options.host}:{self.options.port}")
             time.sleep(0.02)
-
-
-class _SimOperator:
-    """The person at the machine, in the simulation: does what each fault's remedy says."""
-
-    def __init__(self, machine: SimulatedMachine) -> None:
-        from simulators.dealer_model import SimulatedOperator
-
-        self._operator = SimulatedOperator(machine.firmware)
-
-    def attend(self, code: str, reason: str, remedy: str) -> bool:
-        return self._operator.attend(code, reason, remedy)
-
-    def acknowledge(self) -> None:
-        pass
-
-
-def _unset(n: int) -> list[Any]:
-    """Placeholder callbacks: the LiveTable connects the real ones."""
-    return [lambda *args: None] * n
 
 
 def _token() -> str:

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from engine.cards import Card
 from vision.observe import Observer
 from vision.sources import FrameSource, SourceError
@@ -56,8 +58,8 @@ class VisionService:
         source: FrameSource,
         observer: Observer,
         tracker: Tracker,
-        on_event: Callable[[TableEvent], None],
-        on_health: Callable[[bool, str], None],
+        on_event: Callable[[TableEvent], None] = lambda event: None,  # usually connected afterwards
+        on_health: Callable[[bool, str], None] = lambda ok, message: None,
         stall_s: float = STALL_S,
     ) -> None:
         self.source = source
@@ -137,7 +139,7 @@ class VisionService:
             self._healthy_again()
             self._process(frame)
 
-    def _process(self, frame) -> None:  # type: ignore[no-untyped-def]
+    def _process(self, frame: np.ndarray) -> None:
         try:
             observation = self.observer.observe(frame)
         except Exception:  # one bad frame (wrong shape, a driver glitch) is skipped, never fatal

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from engine.cards import Card
-from simulators.camera import CameraView, Scene, render
+from simulators.camera import Scene, render
 from simulators.card_faces import all_faces
 from simulators.live_scene import SceneCamera, TableScene, WorldClock
 from simulators.scenes import tilted_view
@@ -25,7 +25,7 @@ TEMPLATES = IndexTemplates.from_faces(all_faces())
 
 def _scene(seed: int = 1) -> TableScene:
     view = tilted_view(np.random.default_rng(seed), (1280, 720), "felt", LAYOUT)
-    return TableScene(CameraView(view.size, view.table_to_frame, "felt", LAYOUT), LAYOUT, WorldClock(10.0), seed)
+    return TableScene(view, LAYOUT, WorldClock(10.0), seed)
 
 
 class Recorder:

@@ -168,10 +168,11 @@ def test_a_lead_put_down_before_the_mat_was_seen_clear_starts_the_next_trick_onc
         frames += [{"seat 1": "7H", "seat 2": "8H", "seat 3": "9H", "seat 4": "TH"}] * 2
         frames += [{}]  # gathered: one empty frame, fewer than clear_frames
         frames += [{"seat 2": "AS"}] * 6  # the next leader is quick
-        events = []
-        for i, cards in enumerate(frames):
+        events, index = [], 0
+        for cards in frames:
             for _ in range(SETTINGS.stable_frames):  # each state held long enough to settle
-                events += tracker.update(_seen(len(events) * 100 + i, cards))
+                events += tracker.update(_seen(index, cards))
+                index += 1
             if complete and len(cards) == 4:
                 tracker.trick_complete()
         return events
