@@ -124,7 +124,7 @@ class SimulatedPeople:
                     return
                 self._deal(hand["number"] if hand else 0)
                 continue
-            self._act(state)
+            self._act()
 
     def table(self) -> dict[str, Any]:
         response = self.http.get("/api/table")
@@ -158,7 +158,7 @@ class SimulatedPeople:
 
     # --- one action ------------------------------------------------------------------------
 
-    def _act(self, state: dict[str, Any]) -> None:
+    def _act(self) -> None:
         assert self._mirror is not None
         mirror = self._mirror.match.current
         assert mirror is not None
@@ -170,9 +170,9 @@ class SimulatedPeople:
         if mirror.phase is Phase.PLAY:
             self._play_turn(mirror, seat)
         else:
-            self._enter(mirror, seat, self._players[seat].choose(mirror, seat))
+            self._enter(seat, self._players[seat].choose(mirror, seat))
 
-    def _enter(self, mirror: Hand, seat: int, action: Action) -> None:
+    def _enter(self, seat: int, action: Action) -> None:
         """A call, a declaration, a discard or a joker swap, entered on the page."""
         path, body = request_for(seat, action)
         response = self.http.post(path, json=body)
