@@ -128,7 +128,8 @@ class GenericReader:
         if len(corners) == 1:
             if not body_visible and not _clear_alone(first):
                 return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
-            sure = first.confidence >= _SURE_ALONE and seen == expected_body(identity)
+            # With the body hidden, a clear lone index is its own witness (checked just above).
+            sure = not body_visible or (first.confidence >= _SURE_ALONE and seen == expected_body(identity))
             if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         if not identity.is_joker:
@@ -145,7 +146,9 @@ class GenericReader:
                 evidence = [-e for e in evidence]
             if min(evidence) < -_SUIT_VETO:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
-            if sum(evidence) < (_RED_ODDS if first.red else _BLACK_ODDS):
+            lone_hidden = len(corners) == 1 and not body_visible
+            needed = _LONE_ODDS if lone_hidden else (_RED_ODDS, _BLACK_ODDS)
+            if sum(evidence) < (needed[0] if first.red else needed[1]):
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
@@ -312,7 +315,8 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
 
 
 # A lone index with its body hidden (a card under others) stands only this sure and close.
-_LONE_HIDDEN: tuple[float, float] | None = (0.95, 0.8)
+_LONE_HIDDEN: tuple[float, float] | None = (0.9, 0.78)
+_LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these
 
 
 def _clear_alone(corner: CornerRead) -> bool:
@@ -321,7 +325,7 @@ def _clear_alone(corner: CornerRead) -> bool:
     if _LONE_HIDDEN is None:
         return False
     confidence, score = _LONE_HIDDEN
-    odds = _RED_ODDS if corner.red else _BLACK_ODDS
+    odds = _LONE_ODDS[0] if corner.red else _LONE_ODDS[1]
     return (
         not corner.rival
         and corner.confidence >= confidence
@@ -389,17 +393,25 @@ def _index_glyphs(patch: np.ndarray) -> _Index | None:
         lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
         if lines.any():
             found = _index_in(ink & ~cv2.dilate(lines, _SQUARE_3), dark, paper)
+    if found is None:
+        # An outline a pixel or two inside the card's edge cuts the index off at the patch's
+        # outer side: let a glyph-shaped blob touch the left or the top edge (not both: that is
+        # the table in the card's rounded corner).
+        found = _index_in(ink, dark, paper, outer=True)
     return found
 
 
-def _index_in(ink: np.ndarray, dark: np.ndarray, paper: np.ndarray) -> _Index | None:
-    """The index's glyphs among the blobs of an ink mask (see :func:`_index_glyphs`)."""
+def _index_in(ink: np.ndarray, dark: np.ndarray, paper: np.ndarray, outer: bool = False) -> _Index | None:
+    """The index's glyphs among the blobs of an ink mask (see :func:`_index_glyphs`); with
+    ``outer``, glyphs cut off by the patch's left or top edge count too."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     h, w = ink.shape
     blobs = []
     for i in range(1, n):
         x, y, bw, bh, area = (int(v) for v in stats[i])
         touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+        if outer and touches and x + bw < w and y + bh < h and (x > 0 or y > 0):
+            touches = bw < 0.3 * bh or bh > 0.3 * h or bw > 0.4 * w  # a sliver of table, not a glyph
         # Not glyphs: specks, the table past the card's edge or rounded corner, a picture's frame
         # or a pip running out of the corner.
         if not touches and bh >= _MIN_GLYPH_H and area >= 12 and bh < 0.5 * h:

@@ -53,7 +53,7 @@ _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pi
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
 # and three at 0.81 that a neighbouring candidate disputed (it read the true card).
-_SURE = 0.8
+_SURE = 0.7
 _BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corners read the card
 
 
