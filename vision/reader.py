@@ -15,6 +15,7 @@ accusation at the table.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import cv2
@@ -26,6 +27,9 @@ from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W
 from vision.glyphs import RANKS, STAR, GlyphMatch, GlyphModel, glyph_model
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1
+# A corner's index: the rank's and the suit's boxes, the ink's component labels, the rank's and
+# the suit's labels among them, the paper-relative darkness and the paper's colour.
+_Index = tuple[Box, Box, np.ndarray, tuple[int, ...], int, np.ndarray, np.ndarray]
 
 # Where an index can lie: this share of the card's width and height from a corner.
 _REGION = (0.36, 0.56)
@@ -185,17 +189,21 @@ class GenericReader:
         """What the body shows (see :func:`vision.classify.reading_of_blobs`) and, for a number
         card, its pips' log-odds for ``identity``'s suit; the index column judged from the near
         corner."""
-        top = _index_glyphs(_corner_patch(card, False))
+        top = next(_index_glyphs(_corner_patch(card, False)), None)
         right = CANONICAL_PAD + 1 + max(top[0][2], top[1][2]) if top else CANONICAL_PAD + CANONICAL_W // 5
         return self._body(card, right, identity)
 
     def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
         """The top-left index of a canonical card (``far``: the bottom-right one, turned
         upright): rank, suit and colour, or ``_NOTHING``."""
-        patch = _corner_patch(card, far)
-        glyphs = _index_glyphs(patch)
-        if glyphs is None:
-            return _NOTHING
+        for patch, glyphs, shift in _index_candidates(card, far):
+            corner = self._read_index(patch, glyphs, shift)
+            if corner.rank:
+                return corner
+        return _NOTHING
+
+    def _read_index(self, patch: np.ndarray, glyphs: _Index, shift: int) -> CornerRead:
+        """One way of cutting a corner's ink into a rank and a suit, read (or ``_NOTHING``)."""
         rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
         suit_ink = _glyph(dark, labels, suit_box, (suit_id,))
         both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
@@ -208,11 +216,13 @@ class GenericReader:
             # A joker's index: "JK" over a star, or "JOKER" set downwards (J over O).
             letter = self.models["rank"].match(suit_ink, frozenset({"O"}))
             if letter.score > suit.score:
-                return _corner(GlyphMatch("JK", rank.score, rank.probability), letter, red, rank_box, suit_box)
+                joker = _corner(GlyphMatch("JK", rank.score, rank.probability), letter, red, rank_box, suit_box)
+                return replace(joker, right=joker.right - shift) if joker.rank else joker
         if rank.label == "O" or (suit.label == STAR) != (rank.label == "JK"):
             return _NOTHING  # half a joker's index is no card
         if rank.label == "JK":
-            return _corner(rank, suit, red, rank_box, suit_box)
+            joker = _corner(rank, suit, red, rank_box, suit_box)
+            return replace(joker, right=joker.right - shift) if joker.rank else joker
         pair = {k: v for k, v in suit.distribution.items() if k != STAR}
         odds = _log_odds(pair[suit.label] / max(sum(pair.values()), 1e-9))
         if not red and "black" in self.models:
@@ -220,7 +230,8 @@ class GenericReader:
             black = self.models["black"].match(suit_ink).distribution
             label = max(black, key=black.__getitem__)
             suit, odds = replace(suit, label=label), _log_odds(black[label])
-        return replace(_corner(rank, suit, red, rank_box, suit_box), suit_odds=odds)
+        corner = _corner(rank, suit, red, rank_box, suit_box)
+        return replace(corner, suit_odds=odds, right=corner.right - shift) if corner.rank else corner
 
     def _pip_odds(
         self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
@@ -283,9 +294,8 @@ class GenericReader:
 def index_inks(card: np.ndarray, far: bool = False) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """A corner's index as ink: the rank's and the suit's darkness crops and the ink's colour
     (True red), or None when no index is found or its colour cannot be told."""
-    patch = _corner_patch(card, far)
-    glyphs = _index_glyphs(patch)
-    if glyphs is None:
+    patch, glyphs, _ = next(_index_candidates(card, far), (None, None, 0))
+    if patch is None or glyphs is None:
         return None
     rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
     both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
@@ -357,48 +367,98 @@ def _darkness(image: np.ndarray) -> np.ndarray:
     return 255 - cv2.min(cv2.min(b, g), r)
 
 
-def _corner_patch(card: np.ndarray, far: bool) -> np.ndarray:
+def _corner_patch(card: np.ndarray, far: bool, out: int = 0) -> np.ndarray:
     """Where an index can lie, inside the card (the margin shows the table), upright, and
-    contiguous (OpenCV copies a strided view on every call)."""
-    p = CANONICAL_PAD
+    contiguous (OpenCV copies a strided view on every call); ``out`` pixels further out."""
+    p = CANONICAL_PAD + 1 - out
     w, h = round(_REGION[0] * CANONICAL_W), round(_REGION[1] * CANONICAL_H)
     if not far:
-        return np.ascontiguousarray(card[p + 1 : p + 1 + h, p + 1 : p + 1 + w])
-    x1, y1 = card.shape[1] - p - 1, card.shape[0] - p - 1
+        return np.ascontiguousarray(card[p : p + h, p : p + w])
+    x1, y1 = card.shape[1] - p, card.shape[0] - p
     return cv2.flip(card[y1 - h : y1, x1 - w : x1], -1)
 
 
-_Index = tuple[Box, Box, np.ndarray, tuple[int, ...], int, np.ndarray, np.ndarray]
+_OUTWARD = 6  # pixels: how far out a corner is looked at again when its index was not found
 
 
-def _index_glyphs(patch: np.ndarray) -> _Index | None:
+def _index_candidates(card: np.ndarray, far: bool) -> Iterator[tuple[np.ndarray, _Index, int]]:
+    """The ways a corner's ink may be cut into an index, likeliest first: each as the patch,
+    the index in it, and how far out the patch was taken. The reader takes the first that reads.
+    When an outline lies a few pixels inside the card's edge (a pale border on a pale table),
+    the index touches the patch's edge and is not taken for one; the corner is then looked at
+    again from further out, where the card's paper goes on past the outline."""
+    found = False
+    for out in (0, _OUTWARD):
+        if found and out:
+            return
+        patch = _corner_patch(card, far, out)
+        for glyphs in _index_glyphs(patch):
+            found = True
+            yield patch, glyphs, out
+
+
+def _index_glyphs(patch: np.ndarray) -> Iterator[_Index]:
     """The rank's and the suit's boxes in a corner patch, with the component labels they are
-    made of, the paper-relative darkness, and the paper's colour; None when there is no index."""
+    made of, the paper-relative darkness, and the paper's colour: the plain reading of its ink
+    first, then, should that not read, the ink cut other ways."""
     paper = np.median(patch.reshape(-1, 3)[::29], axis=0)  # a few hundred pixels judge the paper
     # Darkness above the paper's (saturating: brighter than the paper is none).
     dark = cv2.subtract(_darkness(patch), int(255 - paper.min()))
     top = int(dark.max())
     if top < _MIN_CONTRAST:
-        return None
+        return
     # Each stroke against its own neighbourhood's darkest ink: a thin, blurred rank is grey where
     # the suit under it is black, and one threshold for both would break the rank apart.
     local = cv2.dilate(dark, _SQUARE_9)
     ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
-    found = _index_in(ink, dark, paper)
-    if found is None:
-        # A court card's frame or the card's edge may touch the index (a Q's tail on the frame):
-        # long straight lines are no glyph's strokes, so take them out and look again.
-        h, w = ink.shape
-        lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((round(0.3 * h), 1), np.uint8))
-        lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
-        if lines.any():
-            found = _index_in(ink & ~cv2.dilate(lines, _SQUARE_3), dark, paper)
-    if found is None:
-        # An outline a pixel or two inside the card's edge cuts the index off at the patch's
-        # outer side: let a glyph-shaped blob touch the left or the top edge (not both: that is
-        # the table in the card's rounded corner).
-        found = _index_in(ink, dark, paper, outer=True)
-    return found
+    for cut in _ink_cuts(ink):
+        found = _index_in(cut, dark, paper)
+        if found is not None:
+            yield found
+    # An outline a pixel or two inside the card's edge cuts the index off at the patch's outer
+    # side: let a glyph-shaped blob touch the left or the top edge (not both: that is the table
+    # in the card's rounded corner).
+    found = _index_in(ink, dark, paper, outer=True)
+    if found is not None:
+        yield found
+
+
+def _ink_cuts(ink: np.ndarray) -> Iterator[np.ndarray]:
+    """The ink as it is; then with a tall blob cut at its waist (blurred, a rank set close above
+    its suit runs into it); then without long straight lines (a court card's frame or the card's
+    edge touching the index, a Q's tail on the frame: no glyph has such strokes)."""
+    yield ink
+    cut = _cut_at_waist(ink)
+    if cut is not None:
+        yield cut
+    h, w = ink.shape
+    lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((round(0.3 * h), 1), np.uint8))
+    lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
+    if lines.any():
+        yield ink & ~cv2.dilate(lines, _SQUARE_3)
+
+
+def _cut_at_waist(ink: np.ndarray) -> np.ndarray | None:
+    """The ink with each tall blob near the corner (a rank and its suit run together, twice as
+    tall as wide) cut along its narrowest row between a third and three quarters of its height,
+    where the rank's foot meets the suit's top; None when there is no such blob."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h, w = ink.shape
+    out = None
+    for i in range(1, n):
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        if bh < 2 * bw or bh > 0.75 * h or bh < 3 * _MIN_GLYPH_H or x + bw >= w or x > 0.5 * w:
+            continue
+        widths = np.count_nonzero(labels[y : y + bh, x : x + bw] == i, axis=1)
+        lo, hi = round(0.33 * bh), round(0.75 * bh)
+        waist = lo + int(np.argmin(widths[lo:hi]))
+        if widths[waist] > 0.5 * np.median(widths[widths > 0]):
+            continue  # no waist: one tall glyph
+        out = ink.copy() if out is None else out
+        out[y + waist, x : x + bw][labels[y + waist, x : x + bw] == i] = 0
+        if waist + 1 < bh:
+            out[y + waist + 1, x : x + bw][labels[y + waist + 1, x : x + bw] == i] = 0
+    return out
 
 
 def _index_in(ink: np.ndarray, dark: np.ndarray, paper: np.ndarray, outer: bool = False) -> _Index | None:
