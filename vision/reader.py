@@ -97,7 +97,7 @@ class GenericReader:
         corners = [c for c in (top, bottom) if c.rank]
         rivals = {c.rival for c in corners if c.rival}
         if not corners:
-            return CardRead(None, 0.0, "no readable index")
+            return self._joker_by_word(card, body_visible)
         if len({(c.rank, c.red) for c in corners}) > 1:
             return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
         # The suit the indices lean to together (they may split a club and a spade when blurred).
@@ -157,6 +157,22 @@ class GenericReader:
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
+
+    def _joker_by_word(self, card: np.ndarray, body_visible: bool) -> CardRead:
+        """A card whose corners show no rank and suit may be a joker whose index is the word
+        JOKER set down the edge, letter under letter or turned on its side: a column of four or
+        more letter-sized blobs in each corner, in one colour (red: the big joker, black: the
+        little one). Both corners must show it, or one corner and a picture in the body."""
+        columns = [_word_column(_corner_patch(card, far)) for far in (False, True)]
+        seen = [red for red in columns if red is not None]
+        if not seen or len(set(seen)) > 1:
+            return CardRead(None, 0.0, "no readable index")
+        joker = Card(BIG_JOKER if seen[0] else LITTLE_JOKER)
+        if len(seen) == 2:
+            return CardRead(joker, 0.9, "")
+        if body_visible and self._body(card, CANONICAL_PAD + CANONICAL_W // 5, joker)[0] == "picture":
+            return CardRead(joker, 0.8, "")
+        return CardRead(None, 0.0, f"one corner only, and nothing else confirms {joker}")
 
     def _at_a_glance(self, card: np.ndarray, top: CornerRead) -> CardRead | None:
         """A number card read from its near index alone, when the body bears it out twice over:
@@ -436,6 +452,54 @@ def _ink_cuts(ink: np.ndarray) -> Iterator[np.ndarray]:
     lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
     if lines.any():
         yield ink & ~cv2.dilate(lines, _SQUARE_3)
+
+
+def _word_column(patch: np.ndarray) -> bool | None:
+    """Whether a corner shows a word set down its edge (JOKER): four or more letter-sized blobs
+    one under the other, of like size, close together, in one colour. Red (True), black (False),
+    or None when there is no such column (a rank and a suit are two blobs; a dashed frame's
+    dashes are thinner than letters and lie further in)."""
+    paper = np.median(patch.reshape(-1, 3)[::29], axis=0)
+    dark = cv2.subtract(_darkness(patch), int(255 - paper.min()))
+    if int(dark.max()) < _MIN_CONTRAST:
+        return None
+    ink = ((dark > 35) & (dark > cv2.dilate(dark, _SQUARE_9) // 2)).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h, w = ink.shape
+    letters = []
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        inside = x > 0 and y > 0 and x + bw < w and y + bh < h
+        if inside and 5 <= bh < 0.3 * h and bw >= max(5, 0.35 * bh) and bw < 0.45 * w and area >= 10 and x < 0.4 * w:
+            letters.append((i, x + bw / 2, y, bw, bh))
+        elif inside and x < 0.3 * w and 0.3 * h <= bh < 0.6 * h and 8 <= bw < bh / 3 and _written(labels, i, stats[i]):
+            # The word turned on its side, its letters run together (a script face): one tall
+            # blob, as wide as a letter is tall, that is no straight line.
+            return _colour(patch, labels, (i,), paper, (x, y, x + bw, y + bh))
+    letters.sort(key=lambda b: b[2])
+    best: list[tuple[int, float, int, int, int]] = []
+    for start in range(len(letters)):
+        chain = [letters[start]]
+        for b in letters[start + 1 :]:
+            last = chain[-1]
+            size = max(last[3], b[3])
+            gap = b[2] - (last[2] + last[4])
+            if abs(b[1] - last[1]) < 0.6 * size and -1 <= gap < max(last[4], b[4]) and 0.4 < b[4] / last[4] < 2.5:
+                chain.append(b)
+        best = max(best, chain, key=len)
+    if len(best) < 4:
+        return None
+    ids = tuple(b[0] for b in best)
+    x0, x1 = round(min(b[1] - b[3] / 2 for b in best)), round(max(b[1] + b[3] / 2 for b in best))
+    return _colour(patch, labels, ids, paper, (x0, best[0][2], x1, best[-1][2] + best[-1][4]))
+
+
+def _written(labels: np.ndarray, i: int, stat: np.ndarray) -> bool:
+    """Whether a blob is handwriting-like rather than a bar or a frame's line: it fills a third
+    to two thirds of its box, and its width changes from row to row."""
+    x, y, bw, bh, area = (int(v) for v in stat)
+    widths = np.count_nonzero(labels[y : y + bh, x : x + bw] == i, axis=1)
+    return 0.25 < area / (bw * bh) < 0.65 and float(np.std(widths)) > 0.25 * float(np.mean(widths))
 
 
 def _cut_at_waist(ink: np.ndarray) -> np.ndarray | None:

@@ -21,11 +21,11 @@ from vision.detect import CANONICAL_H, CANONICAL_W, pad_canonical
 from vision.reader import GenericReader
 from vision.scan import recognise
 
-# Measured with seed 21, one round of every face: 0.87, 0.96, 0.91, 0.81 (docs/vision.md has larger
+# Measured with seed 21, one round of every face: 0.91, 0.96, 0.94, 0.87 (docs/vision.md has larger
 # campaigns).
-RECALL_FLOORS = {"project": 0.84, "kde:standard": 0.93, "kde:nicu-white": 0.88, "aisleriot:anglo": 0.78}
-# Four scenes per design, seed 5 (20 face-up cards): measured 0.60, 0.60, 0.50.
-SCENE_FLOORS = {"kde:standard": 0.55, "kde:nicu-white": 0.55, "aisleriot:anglo": 0.45}
+RECALL_FLOORS = {"project": 0.87, "kde:standard": 0.93, "kde:nicu-white": 0.91, "aisleriot:anglo": 0.83}
+# Four scenes per design, seed 5 (20 face-up cards): measured 0.90, 0.90, 0.70.
+SCENE_FLOORS = {"kde:standard": 0.85, "kde:nicu-white": 0.85, "aisleriot:anglo": 0.65}
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +115,33 @@ def test_table_scenes_of_a_debian_design_read_out_of_the_box_without_a_wrong_car
         score.add(recognise(frame, reader), truth, label)
     assert score.wrong == [], score.wrong
     assert score.recall >= SCENE_FLOORS[deck], score
+
+
+@pytest.mark.parametrize("deck", ["kde:nicu-white", "aisleriot:anglo"])
+def test_a_joker_whose_index_is_the_word_reads_at_camera_size(reader, deck):
+    # nicu-white sets JOKER letter under letter, anglo writes "Joker" on its side: no rank and
+    # suit to read, at 720p the letters blur; the word down both edges, in the ink's colour, is
+    # the index.
+    faces = dict(faces_of(deck))
+    for code in ("BJ", "LJ"):
+        face = cv2.GaussianBlur(canonical(faces[card(code)]), (0, 0), 0.8)
+        assert reader.read(face).card == card(code), (deck, code)
+        assert reader.read(face, body_visible=False).card == card(code), (deck, code)
+
+
+def test_a_dashed_frame_beside_a_court_index_is_no_joker(reader):
+    # anglo's court cards: a dashed line runs down beside the index, a column of small blobs
+    # like a word's letters. Scene 8 of this set has a queen on a pale table whose dashes were
+    # once read as the little joker's word.
+    faces = dict(faces_of("aisleriot:anglo"))
+    score = Score()
+    for label, frame, truth in list(scenes(9, (1280, 720), seed=11, deck=faces))[7:]:
+        score.add(recognise(frame, reader), truth, label)
+    assert score.wrong == [], score.wrong
+    assert score.correct >= 5, score
+
+
+def test_a_rank_blurred_into_its_suit_is_cut_apart(reader):
+    # nicu-white's large Q stands right on its heart: at 720p, blurred, the two are one blob.
+    face = cv2.GaussianBlur(canonical(dict(faces_of("kde:nicu-white"))[card("QH")], 120), (0, 0), 1.2)
+    assert reader.read(face).card == card("QH")
