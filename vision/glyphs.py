@@ -37,7 +37,7 @@ RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 JOKER_LETTERS = ("JK", "O")
 SUITS = ("S", "C", "H", "D")
 STAR = "*"
-_VERSION = "6r3"  # bump when the examples or the vector change: the cache is keyed by it
+_VERSION = "7"  # bump when the examples or the vector change: the cache is keyed by it
 _TOP_K = 5  # examples averaged per label
 # How much a difference of log(width/height) costs against a correlation: less for ranks, whose
 # two-character forms (10, JK) are set anywhere from wide to squeezed into one digit's width.
@@ -122,8 +122,11 @@ class GlyphModel:
     aspects: np.ndarray  # n
     labels: np.ndarray  # n, index into names, non-decreasing
     names: tuple[str, ...]
-    weights: np.ndarray  # (GLYPH_W * GLYPH_H + 2) x len(names)
+    weights: np.ndarray  # (features + 1) x len(names); features: GLYPH_W * GLYPH_H + 128 + 1 (see _features)
     aspect_weight: float = 0.6  # see _ASPECT_WEIGHTS
+    # A hidden layer (features + 1) x units, when the model has one (the club-or-spade model):
+    # then ``weights`` is (units + 1) x len(names).
+    hidden: np.ndarray | None = None
     spans: tuple[tuple[int, int], ...] = field(init=False)  # each label's rows
 
     def __post_init__(self) -> None:
@@ -137,8 +140,10 @@ class GlyphModel:
         # The softmax's inputs are [10 v, 3 g, aspect, 1] (see _features), taken piecewise: this
         # runs a few times per card, and small array calls cost more than their arithmetic.
         n = len(v)
-        w = self.weights
+        w = self.weights if self.hidden is None else self.hidden
         logits = 10 * (v @ w[:n]) + 3 * (g @ w[n : n + len(g)]) + aspect * w[-2] + w[-1]
+        if self.hidden is not None:
+            logits = np.maximum(logits, 0) @ self.weights[:-1] + self.weights[-1]
         if allowed is not None:
             logits = np.where(_allowed_mask(self.names, allowed), logits, -np.inf)
         p = np.exp(logits - logits.max())
@@ -181,6 +186,40 @@ def _train_softmax(x: np.ndarray, y: np.ndarray, classes: int, steps: int = 300)
         v = 0.999 * v + 0.001 * grad**2
         w -= 0.05 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
     return w
+
+
+def _train_mlp(
+    x: np.ndarray, y: np.ndarray, classes: int, units: int, seed: int, steps: int = 1500
+) -> tuple[np.ndarray, np.ndarray]:
+    """One hidden layer of rectified units, then a softmax: minibatch Adam, L2-regularised
+    (which keeps its probabilities from saturating on glyphs unlike its examples), a few
+    seconds. ``x`` ends in a column of ones (see _features), so the hidden layer has its bias;
+    returns the hidden layer and the output layer, whose last row is its bias."""
+    rng = np.random.default_rng(seed + 7)
+    hidden = (rng.normal(0, 1, (x.shape[1], units)) / np.sqrt(x.shape[1])).astype(np.float32)
+    out = (rng.normal(0, 1, (units + 1, classes)) / np.sqrt(units)).astype(np.float32)
+    out[-1] = 0
+    params = [hidden, out]
+    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
+    onehot = np.eye(classes, dtype=np.float32)[y]
+    for t in range(1, steps + 1):
+        batch = rng.choice(len(x), 512)
+        xb, yb = x[batch], onehot[batch]
+        h = np.maximum(xb @ hidden, 0)
+        z = h @ out[:-1] + out[-1]
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        dz = (p - yb) / len(xb)
+        grad_out = np.vstack([h.T @ dz, dz.sum(axis=0)]) + 3e-3 * out
+        grad_hidden = xb.T @ ((dz @ out[:-1].T) * (h > 0)) + 3e-3 * hidden
+        for param, grad, (m, v) in zip(params, (grad_hidden, grad_out), moments, strict=True):
+            m *= 0.9
+            m += 0.1 * grad
+            v *= 0.999
+            v += 0.001 * grad**2
+            param -= 0.003 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+    return hidden, out
 
 
 # ---- synthetic examples ------------------------------------------------------------------------
@@ -363,10 +402,10 @@ def _drawn_suit(suit: str, rng: np.random.Generator) -> np.ndarray:
     return crop
 
 
-def _degraded(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _degraded(glyph: np.ndarray, rng: np.random.Generator, smallest: float = 8.0) -> np.ndarray:
     """A high-resolution ink mask as a camera would deliver it inside a warped card: turned a
-    little, stretched, bolder or thinner, shrunk to a few pixels, blurred, then enlarged to the
-    canonical card's scale; returned as darkness (0..255) cut to its ink."""
+    little, stretched, bolder or thinner, shrunk to a few pixels (``smallest`` and up), blurred,
+    then enlarged to the canonical card's scale; returned as darkness (0..255) cut to its ink."""
     g = cv2.copyMakeBorder(glyph, 12, 12, 12, 12, cv2.BORDER_CONSTANT, value=0)
     angle = rng.uniform(-5, 5)
     stretch = np.exp(rng.uniform(-0.35, 0.15))  # card indices are often condensed
@@ -377,7 +416,7 @@ def _degraded(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if k:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(k) + 1, 2 * abs(k) + 1))
         g = cv2.dilate(g, kernel) if k > 0 else cv2.erode(g, kernel)
-    seen_h = rng.uniform(8, 28)  # the glyph's height in camera pixels
+    seen_h = rng.uniform(smallest, 28)  # the glyph's height in camera pixels
     f = seen_h / h
     small = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     sigma = rng.uniform(0.0, 0.9)
@@ -427,29 +466,46 @@ def _examples(per_glyph: int, seed: int) -> dict[str, dict[str, list[np.ndarray]
     return {"rank": ranks, "suit": suits}
 
 
+# The club-or-spade model: its examples seen down to this many camera pixels tall (an index's
+# suit at 720p is 7-9 px), this many degradations of each, and a hidden layer of this many units.
+_BLACK_SMALLEST = 5.5
+_BLACK_VARIANTS = 24
+_BLACK_UNITS = 64
+
+
 def build_models(variants: int = 6, seed: int = 0) -> dict[str, GlyphModel]:
-    """The rank and suit models from synthetic examples, ``variants`` degradations of each; and
-    a club-or-spade model ("black") trained on those two alone, with twice the degradations:
-    the pair a blur confuses most, which a model of five suits weighs too little."""
+    """The rank and suit models from synthetic examples, ``variants`` degradations of each
+    (softmax); and a club-or-spade model ("black") trained on those two alone, seen smaller
+    and more often, with a hidden layer: the pair a blur confuses most (at 7 px a club's three
+    lobes make a cross, a spade a drop), which a linear model of five suits weighs too little.
+    The black model keeps every other example for its nearest-example score, so that matching
+    costs no more than the others'."""
     rng = np.random.default_rng(seed + 1)
     models = {}
     examples = _examples(per_glyph=30, seed=seed)
     examples["black"] = {s: examples["suit"][s] for s in ("C", "S")}
     for kind, by_label in examples.items():
+        black = kind == "black"
         names = tuple(by_label)
         vectors, gradients, aspects, labels = [], [], [], []
         for i, name in enumerate(names):
             for glyph in by_label[name]:
-                for _ in range(2 * variants if kind == "black" else variants):
-                    seen = _degraded(glyph, rng)
+                for _ in range(_BLACK_VARIANTS if black else variants):
+                    seen = _degraded(glyph, rng, _BLACK_SMALLEST) if black else _degraded(glyph, rng)
                     v, a = glyph_vector(seen)
                     vectors.append(v)
                     gradients.append(glyph_gradients(seen))
                     aspects.append(a)
                     labels.append(i)
         x, a, y = np.array(vectors, np.float32), np.array(aspects, np.float32), np.array(labels, np.int32)
-        weights = _train_softmax(_features(x, np.array(gradients, np.float32), a), y, len(names))
-        models[kind] = GlyphModel(x, a, y, names, weights, _ASPECT_WEIGHTS[kind])
+        features = _features(x, np.array(gradients, np.float32), a)
+        if black:
+            hidden, weights = _train_mlp(features, y, len(names), _BLACK_UNITS, seed)
+            keep = slice(None, None, 2)
+            models[kind] = GlyphModel(x[keep], a[keep], y[keep], names, weights, _ASPECT_WEIGHTS[kind], hidden)
+        else:
+            weights = _train_softmax(features, y, len(names))
+            models[kind] = GlyphModel(x, a, y, names, weights, _ASPECT_WEIGHTS[kind])
     return models
 
 
@@ -473,6 +529,7 @@ def glyph_model() -> dict[str, GlyphModel]:
                         tuple(str(n) for n in data[f"{kind}_names"]),
                         data[f"{kind}_weights"],
                         _ASPECT_WEIGHTS[kind],
+                        data.get(f"{kind}_hidden"),
                     )
                     for kind in _ASPECT_WEIGHTS
                 }
@@ -489,6 +546,8 @@ def glyph_model() -> dict[str, GlyphModel]:
             f"{kind}_names": np.array(m.names),
             f"{kind}_weights": m.weights,
         }
+        if m.hidden is not None:
+            arrays[f"{kind}_hidden"] = m.hidden
     partial = path.with_suffix(".tmp.npz")
     np.savez_compressed(partial, **arrays)
     partial.replace(path)  # atomic: a reader never sees half a file
