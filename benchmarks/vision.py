@@ -142,7 +142,9 @@ def _time_frames(
 ) -> SpeedFigure:
     timed = _TimedReader(reader)
     observer = Observer(layout, timed, budget=budget)  # type: ignore[arg-type]  # any CardReader serves
-    observer.observe(shots[0])  # warm-up, and the first sight of the cards in the steady states
+    observer.observe(shots[0])  # warm-up, and the first sight of the cards in the steady states,
+    while observer.waiting:  # which are timed once every card has been read
+        observer.observe(shots[0])
     times, reads, to_read = [], [], []
 
     def timed_observe(frame: np.ndarray) -> None:
