@@ -65,6 +65,10 @@ def bench_vision(
     frames: Annotated[int, typer.Option(min=2, help="Frames per speed case.")] = 12,
     scenes: Annotated[int, typer.Option(min=1, help="Scenes per deck for accuracy (six cards each).")] = 30,
     size: Annotated[str, typer.Option(help="Frame size for accuracy: 1280x720 or 1920x1080.")] = "1280x720",
+    budget: Annotated[
+        float | None,
+        typer.Option(min=0, help="The observer's work units per frame (default its own; 0: no budget)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Per-frame time (single thread) and accuracy per deck on rendered scenes."""
@@ -76,7 +80,7 @@ def bench_vision(
         fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
     width, height = (int(v) for v in size.split("x"))
     with console.status("timing frames...", spinner="dots") if not as_json else nullcontext():
-        speed = speed_figures(frames)
+        speed = speed_figures(frames) if budget is None else speed_figures(frames, budget=budget or None)
     with console.status("reading scenes...", spinner="dots") if not as_json else nullcontext():
         accuracy = accuracy_figures(scenes, (width, height))
     if as_json:
@@ -84,12 +88,15 @@ def bench_vision(
         sys.stdout.write(json.dumps(doc) + "\n")
         return
     table = Table(title="Vision: per-frame time, single thread (mat, detection, reading, zones)")
-    for column in ("frame", "cards", "state", "median ms", "p95 ms", "of which reading ms", "frames"):
+    columns = ("frame", "cards", "state", "median ms", "p95 ms", "of which reading ms", "frames", "frames to read")
+    for column in columns:
         table.add_column(column, justify="right")
     for f in speed:
         size_text = f"{f.size[0]}x{f.size[1]}"
         median, p95, read = f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", f"{f.read_ms:.1f}"
-        table.add_row(size_text, str(f.cards), f.state, median, p95, read, str(f.frames))
+        # First sight: still frames until every card in view was read (median / most), under the budget.
+        to_read = "" if f.frames_to_read is None else f"{f.frames_to_read[0]:g} / {f.frames_to_read[1]}"
+        table.add_row(size_text, str(f.cards), f.state, median, p95, read, str(f.frames), to_read)
     console.print(table)
     table = Table(title=f"Vision: accuracy on rendered scenes at {size} (six cards each, one face down)")
     for column in ("deck", "templates", "cards", "precision", "recall", "wrong", "unknown", "confusions"):

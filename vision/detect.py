@@ -116,6 +116,7 @@ class _Edges:
 
     thick: np.ndarray
     distance: np.ndarray
+    near: np.ndarray  # distance <= 2.5, flattened (uint8 0/1): what the edge support looks up
 
 
 def _edges(frame: np.ndarray, scale: float, regions: list[np.ndarray]) -> _Edges:
@@ -132,7 +133,7 @@ def _edges(frame: np.ndarray, scale: float, regions: list[np.ndarray]) -> _Edges
         canny = cv2.Canny(grey[y0:y1, x0:x1], 30, 90)
         distance[y0:y1, x0:x1] = cv2.distanceTransform(255 - canny, cv2.DIST_L2, 3)
         thick[y0:y1, x0:x1] = cv2.dilate(canny, np.ones((3, 3), np.uint8))
-    return _Edges(thick, distance)
+    return _Edges(thick, distance, (distance <= 2.5).view(np.uint8).ravel())
 
 
 def _clockwise(corners: np.ndarray) -> np.ndarray:
@@ -214,11 +215,13 @@ def _sharp_corners(quad: np.ndarray, outline: np.ndarray, partial: bool = False)
     out = []
     for i in range(4):
         (p, u), (q, v) = lines[i - 1], lines[i]
-        m = np.array([u, -v]).T
-        if abs(np.linalg.det(m)) < 1e-6:
+        # p + s u = q + r v, solved by Cramer's rule (a 2x2 system: np.linalg costs more to call)
+        det = float(v[0]) * float(u[1]) - float(u[0]) * float(v[1])
+        if abs(det) < 1e-6:
             return quad
-        s, _ = np.linalg.solve(m, q - p)
-        out.append(p + s * u)
+        d = q - p
+        s = (float(v[0]) * float(d[1]) - float(d[0]) * float(v[1])) / det
+        out.append(p + np.result_type(u, v).type(s) * u)
     return np.array(out)
 
 
@@ -250,16 +253,6 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
     return float(inter / union) if union > 0 else 0.0
-
-
-def _edge_support(edges: _Edges, quad: np.ndarray, samples: int = 24) -> float:
-    """The share of a quadrilateral's sides (rounded corners left out) within 2.5 pixels of an edge."""
-    t = np.linspace(0.12, 0.88, samples)
-    points = np.vstack([quad[i] + np.outer(t, quad[(i + 1) % 4] - quad[i]) for i in range(4)])
-    xy = np.round(points).astype(int)
-    h, w = edges.distance.shape
-    inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    return float(np.count_nonzero(edges.distance[xy[inside, 1], xy[inside, 0]] <= 2.5)) / len(xy)
 
 
 def _piece_hypotheses(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]):
@@ -336,15 +329,30 @@ def _peaks(values: np.ndarray, count: int, apart: int) -> list[int]:
 
 
 def _edge_support_many(edges: _Edges, quads: np.ndarray, samples: int = 24) -> np.ndarray:
-    """:func:`_edge_support` of a batch of quadrilaterals (k x 4 x 2)."""
-    t = np.linspace(0.12, 0.88, samples)[None, :, None]
-    sides = [quads[:, i, None] + t * (quads[:, (i + 1) % 4] - quads[:, i])[:, None] for i in range(4)]
-    points = np.concatenate(sides, 1)
-    xy = np.round(points).astype(int)
+    """The share of each quadrilateral's sides (k x 4 x 2; rounded corners left out) within 2.5
+    pixels of an image edge."""
+    ends = np.roll(quads, -1, axis=1)
+    t = _SIDE_STEPS[samples]
+    # k x 4 x samples x 2: the same sums, term for term, as one side at a time
+    points = quads[:, :, None, :] + t * (ends - quads)[:, :, None, :]
+    xy = np.round(points.reshape(len(quads), -1, 2)).astype(np.intp)
     h, w = edges.distance.shape
-    inside = (xy[..., 0] >= 0) & (xy[..., 0] < w) & (xy[..., 1] >= 0) & (xy[..., 1] < h)
-    near = edges.distance[np.clip(xy[..., 1], 0, h - 1), np.clip(xy[..., 0], 0, w - 1)] <= 2.5
-    return np.count_nonzero(near & inside, axis=1) / xy.shape[1]
+    x, y = xy[..., 0], xy[..., 1]
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    flat = np.where(inside, y * w + x, 0)
+    return np.count_nonzero(edges.near[flat] & inside, axis=1) / xy.shape[1]
+
+
+class _Steps(dict):
+    """The sample positions along a side, per sample count, made once."""
+
+    def __missing__(self, samples: int) -> np.ndarray:
+        steps = np.linspace(0.12, 0.88, samples)[:, None]
+        self[samples] = steps
+        return steps
+
+
+_SIDE_STEPS = _Steps()
 
 
 def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tuple[float, float]) -> list[np.ndarray]:
@@ -354,14 +362,13 @@ def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tupl
     a wrong rectangle has few edges. Several candidates per card are kept (near-duplicates
     dropped): which one is the card is settled by reading them (:func:`vision.scan.recognise`),
     since only a well-placed outline shows an index upright in its corner."""
-    scored = []
     hypotheses = _corner_hypotheses(contour, size) + _piece_hypotheses(contour, mask, edges, size)
     hypotheses += _side_hypotheses(contour, edges, size)
-    for quad in hypotheses:
-        fill = _fill(mask, quad)
-        support = _edge_support(edges, quad) if fill >= _MIN_FILL else 0.0
-        if support >= _MIN_SUPPORT:
-            scored.append((support * fill, quad))
+    filled = [(fill, quad) for quad in hypotheses if (fill := _fill(mask, quad)) >= _MIN_FILL]
+    scored = []
+    if filled:  # the edge support of all those on card pixels at once
+        supports = _edge_support_many(edges, np.array([quad for _, quad in filled]))
+        scored = [(s * f, q) for s, (f, q) in zip(supports, filled, strict=True) if s >= _MIN_SUPPORT]
     # A pile of n cards needs a few candidates per card; the rest only cost reads.
     cap = _CANDIDATES_PER_CARD * max(1, round(cv2.contourArea(contour) / (size[0] * size[1])))
     ranked = _distinct((quad for _, quad in sorted(scored, key=lambda s: -s[0])), cap)
@@ -407,15 +414,20 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
     return [quad for blob in find_blobs(frame, card_size_px) for quad in blob.quads]
 
 
-def find_blobs(
-    frame: np.ndarray,
-    card_size_px: tuple[float, float] | None = None,
-    known: Callable[[Blob], tuple[CardQuad, ...] | None] | None = None,
-) -> list[Blob]:
-    """The blobs of card pixels in a frame, each with the card outlines found in it. Given the
-    card size, each blob is worked on alone (its outlines depend only on its own pixels and the
-    image edges around it), so a blob ``known`` gives outlines for (the caller saw it, alike,
-    in an earlier frame) is not worked on again: it keeps those (``reused``)."""
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """A frame's card pixels: the mask at work scale (holes filled), that scale (work over frame
+    pixels), the blobs' outlines at work scale and the blobs (no card outlines yet). A frame
+    that is the previous one within camera noise may be given its predecessor's."""
+
+    mask: np.ndarray
+    scale: float
+    contours: list[np.ndarray]
+    blobs: list[Blob]
+
+
+def paper(frame: np.ndarray) -> Paper:
+    """The blobs of card pixels in a BGR frame (the costly part is the mask, ~5 ms at 1080p)."""
     mask, scale = card_pixels(frame)
     # Every outline point, not just the ends of straight runs: the side fitting needs them.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -436,6 +448,25 @@ def find_blobs(
         outline = contour.reshape(-1, 2).astype(np.float32) / scale
         shape = mask[y : y + bh, x : x + bw].copy()
         blobs.append(Blob(box, float(cv2.contourArea(contour)), outline, (x, y, bw, bh), shape))
+    return Paper(mask, scale, contours, blobs)
+
+
+def find_blobs(
+    frame: np.ndarray,
+    card_size_px: tuple[float, float] | None = None,
+    known: Callable[[Blob], tuple[CardQuad, ...] | None] | None = None,
+    triage: Callable[[list[Blob], float], set[int]] | None = None,
+    pixels: Paper | None = None,
+) -> list[Blob]:
+    """The blobs of card pixels in a frame, each with the card outlines found in it. Given the
+    card size, each blob is worked on alone (its outlines depend only on its own pixels and the
+    image edges around it), so a blob ``known`` gives outlines for (the caller saw it, alike,
+    in an earlier frame) is not worked on again: it keeps those (``reused``). ``triage`` is then
+    shown the blobs still to be worked on (and the work scale, work over frame pixels) and names
+    those (by their place in that list) to leave for a later frame: they get no outline now.
+    ``pixels``: the frame's :func:`paper`, if the caller has it already."""
+    pixels = pixels or paper(frame)
+    mask, scale, contours, blobs = pixels.mask, pixels.scale, pixels.contours, list(pixels.blobs)
     if card_size_px is None:
         known = None  # the size comes from the single cards of the whole frame
     quads: dict[int, list[CardQuad]] = {}
@@ -445,6 +476,10 @@ def find_blobs(
             blobs[i] = replace(blob, quads=given, reused=True)
         else:
             quads[i] = []
+    if triage is not None and known is not None and quads:
+        todo = list(quads)
+        for k in triage([blobs[i] for i in todo], scale):
+            del quads[todo[k]]
     singles, clusters = [], []
     for i in quads:
         quad = _single_card(contours[i], mask)

@@ -139,30 +139,57 @@ def _detector() -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(dictionary, params)
 
 
-def find_mat(frame: np.ndarray, layout: MatLayout) -> MatPose | None:
-    """Find the mat's markers in a BGR or grey frame; None when fewer than two are visible."""
+def find_mat(frame: np.ndarray, layout: MatLayout, near: MatPose | None = None) -> MatPose | None:
+    """Find the mat's markers in a BGR or grey frame; None when fewer than two are visible. Given
+    where the mat lay before (``near``), each marker is first looked for around where it was (a
+    marker's side around it): a mat bumped a little costs a fifth of a search of the whole frame."""
     grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     # Markers are large: found at most 960 pixels wide, four times faster than at 1920.
     scale = min(1.0, _DETECT_WIDTH / grey.shape[1])
     if scale < 1.0:
         grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    known = layout.marker_corners_mm()
+    if near is not None:
+        found = _markers_near(grey, scale, known, near)
+        if len(found) >= max(2, near.markers_seen):
+            return _pose(found, known)
     corners, ids, _ = _detector().detectMarkers(grey)
-    corners = [c / scale for c in corners]
     if ids is None:
         return None
-    known = layout.marker_corners_mm()
-    frame_pts, mat_pts = [], []
-    for quad, marker_id in zip(corners, ids.ravel(), strict=True):
-        if int(marker_id) in known:
-            frame_pts.append(quad.reshape(4, 2))
-            mat_pts.append(known[int(marker_id)])
-    if len(frame_pts) < 2:
-        log.debug("mat not found: %d marker(s) visible", len(frame_pts))
+    found = {
+        int(i): quad.reshape(4, 2) / scale for quad, i in zip(corners, ids.ravel(), strict=True) if int(i) in known
+    }
+    if len(found) < 2:
+        log.debug("mat not found: %d marker(s) visible", len(found))
         return None
-    homography, _ = cv2.findHomography(np.vstack(frame_pts), np.vstack(mat_pts), 0)
+    return _pose(found, known)
+
+
+def _markers_near(grey: np.ndarray, scale: float, known: dict[int, np.ndarray], near: MatPose) -> dict[int, np.ndarray]:
+    """The markers found each in a window around where ``near`` puts it (frame pixels)."""
+    h, w = grey.shape
+    found = {}
+    for marker_id, corners_mm in known.items():
+        where = near.to_frame(corners_mm) * scale
+        side = float(np.linalg.norm(where[1] - where[0]))
+        x0, y0 = np.maximum(np.floor(where.min(axis=0) - side), 0).astype(int)
+        x1, y1 = np.ceil(where.max(axis=0) + side).astype(int)
+        x1, y1 = min(int(x1), w), min(int(y1), h)
+        if x1 - x0 < side or y1 - y0 < side:
+            continue
+        corners, ids, _ = _detector().detectMarkers(grey[y0:y1, x0:x1])
+        for quad, i in zip(corners, ids.ravel() if ids is not None else [], strict=True):
+            if int(i) == marker_id:
+                found[marker_id] = (quad.reshape(4, 2) + np.array([x0, y0], np.float32)) / scale
+    return found
+
+
+def _pose(found: dict[int, np.ndarray], known: dict[int, np.ndarray]) -> MatPose | None:
+    ids = sorted(found)
+    homography, _ = cv2.findHomography(np.vstack([found[i] for i in ids]), np.vstack([known[i] for i in ids]), 0)
     if homography is None:
         return None
-    return MatPose(homography, len(frame_pts))
+    return MatPose(homography, len(found))
 
 
 def zone_of(pose: MatPose, layout: MatLayout, point_px: tuple[float, float]) -> Zone | None:

@@ -9,6 +9,7 @@ scale implies, and compares each frame with the previous one, seen from above at
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -16,6 +17,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.classify import IndexTemplates
+from vision.detect import Blob
 from vision.mat import MatLayout, MatPose, find_mat
 from vision.scan import ReadMemo, recognise
 
@@ -28,6 +30,11 @@ _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on paper is pink, a little)
 _PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
+# Work units (one outline read, ~2.5 ms at 1080p on the development machine) a frame may spend on
+# new cards: with the rest of a changed frame (paper mask, glance, busy zones: ~8 ms) it keeps
+# a frame near 15 ms; a frame with more new cards in view reads them over the next frames.
+BUDGET = 4
+_MARKER_UNITS = 2  # looking for the mat's markers: ~3 ms around where they were, ~8 ms over the frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +61,14 @@ class Observer:
     """Turns frames into :class:`FrameObservation` s. Keeps the previous top-down view (for motion)
     and the last mat pose (so a hand over the markers for a moment costs nothing)."""
 
-    def __init__(self, layout: MatLayout, templates: IndexTemplates, pose_every: int = 5) -> None:
+    def __init__(
+        self, layout: MatLayout, templates: IndexTemplates, pose_every: int = 5, budget: float | None = BUDGET
+    ) -> None:
         self.layout = layout
         self.templates = templates
+        # Work units per frame for new cards (see vision.scan.recognise); None: everything in view
+        # is worked on in the frame it appears in, however long that takes.
+        self.budget = budget
         # The mat lies still on the table: its markers are looked for every few frames (they
         # cost a quarter of a frame), and in every frame until they have been found.
         self.pose_every = pose_every
@@ -69,12 +81,20 @@ class Observer:
         self._glance: np.ndarray | None = None
         self.memo = ReadMemo()  # cards that did not move are not read again
         self._last_glance: np.ndarray | None = None  # the previous frame's
+        # The pose and glance the busy zones were last looked at in, and the zones a hand was over.
+        self._skin_seen: tuple[MatPose, np.ndarray, frozenset[str]] | None = None
+        self._paper_glance: np.ndarray | None = None  # the glance of the frame the card pixels were found in
         self._putting_off = 0  # frames in a row that put a changing blob off
         # The glance when the mat was last found, and where its four markers lie in it: while
         # they look the same, the mat has not moved and its markers need not be looked for.
         self._mat_glance: tuple[np.ndarray, list[tuple[slice, slice]]] | None = None
         self.markers_skipped = 0  # due looks for the markers skipped so (for the benchmark)
         self.reused = 0  # frames answered from the last detection (for the benchmark)
+
+    @property
+    def waiting(self) -> int:
+        """Blobs of card pixels in the last frame whose work the budget left for later frames."""
+        return len(self.memo.waiting)
 
     def observe(self, frame: np.ndarray) -> FrameObservation:
         index = self._count
@@ -85,13 +105,21 @@ class Observer:
         # read failed on may have had a hand leaving it, and a camera's next frame differs.
         unread = self._cards is not None and any(c.card is None for c in self._cards)
         # A frame after one that put a blob off is worked on: that blob may hold still now.
-        still = self._cards is not None and not unread and self._putting_off == 0 and _unchanged(glance, self._glance)
+        # So is a frame after one that left work for later (the budget).
+        still = (
+            self._cards is not None
+            and not unread
+            and self._putting_off == 0
+            and not self.memo.waiting
+            and _unchanged(glance, self._glance)
+        )
         # A still frame cannot have moved the mat: its markers are looked for only after a change.
         due = self._pose is None or (index % self.pose_every == 0 and not still)
         if due and self._pose is not None and self._markers_unchanged(glance):
             due = False  # a hand moving over the cards: the markers are as they were
             self.markers_skipped += 1
-        pose = (find_mat(frame, self.layout) if due else None) or self._pose
+        pose = (find_mat(frame, self.layout, self._pose) if due else None) or self._pose
+        spent = _MARKER_UNITS if due else 0.0
         if pose is not None and pose is not self._pose:
             self._mat_glance = (glance, self._marker_spots(pose, glance.shape))
         if pose is None:
@@ -106,9 +134,36 @@ class Observer:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose, glance, previous)
+            cards = self._find_cards(frame, pose, glance, previous, spent)
             self._cards, self._glance = cards, glance
-        return FrameObservation(index, cards, self._busy_zones(frame, pose), True)
+        busy = self._busy_zones(frame, pose, glance)
+        if self.memo.waiting:
+            # A zone with a blob whose work waits may hold a card not read yet: it is busy, so that
+            # the tracker neither counts it empty nor settles a card there meanwhile.
+            busy |= self._zones_under(pose, self.memo.waiting)
+        return FrameObservation(index, cards, busy, True)
+
+    def _zones_under(self, pose: MatPose, outlines: list[np.ndarray]) -> frozenset[str]:
+        names = set()
+        for outline in outlines:
+            points = outline[:: max(1, len(outline) // 32)]
+            for x, y in pose.to_mat(np.vstack([points, outline.mean(axis=0, keepdims=True)])):
+                zone = self.layout.zone_at(float(x), float(y))
+                if zone is not None:
+                    names.add(zone.name)
+        return frozenset(names)
+
+    def _priority(self, pose: MatPose) -> Callable[[Blob], float]:
+        """A blob's distance from the nearest seat zone (mat mm; 0 inside one): plays come first."""
+        boxes = np.array([z.box_mm for z in self.layout.zones if z.seat is not None] or [[0, 0, 0, 0]], float)
+
+        def distance(blob: Blob) -> float:
+            x, y = pose.to_mat(blob.outline.mean(axis=0, keepdims=True))[0]
+            dx = np.maximum(np.maximum(boxes[:, 0] - x, x - boxes[:, 2]), 0)
+            dy = np.maximum(np.maximum(boxes[:, 1] - y, y - boxes[:, 3]), 0)
+            return float(np.hypot(dx, dy).min())
+
+        return distance
 
     def _marker_spots(self, pose: MatPose, shape: tuple[int, ...]) -> list[tuple[slice, slice]]:
         """Where each of the mat's markers lies in the glance (1/8 scale), a glance pixel wider."""
@@ -129,7 +184,7 @@ class Observer:
         return bool(spots) and all(int(cv2.absdiff(glance[s], before[s]).max()) <= _STILL for s in spots)
 
     def _find_cards(
-        self, frame: np.ndarray, pose: MatPose, glance: np.ndarray, previous: np.ndarray | None
+        self, frame: np.ndarray, pose: MatPose, glance: np.ndarray, previous: np.ndarray | None, spent: float = 0.0
     ) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
@@ -141,7 +196,23 @@ class Observer:
         if self._putting_off >= _PUT_OFF or previous is None or previous.shape != glance.shape:
             previous = None
         before = self.memo.put_off
-        found = recognise(frame, self.templates, size, self.memo, glance, previous)
+        # A frame that is the previous one within camera noise (the first still frame after a
+        # hand left, or one going on with work the budget left) has its card pixels already.
+        unchanged = _unchanged(glance, self._paper_glance)
+        if not unchanged:
+            self._paper_glance = glance  # compared with that frame, so that a slow change adds up
+        found = recognise(
+            frame,
+            self.templates,
+            size,
+            self.memo,
+            glance,
+            previous,
+            self.budget,
+            self._priority(pose),
+            spent,
+            unchanged,
+        )
         self._putting_off = self._putting_off + 1 if self.memo.put_off > before else 0
         cards = []
         for rec in found:
@@ -150,7 +221,12 @@ class Observer:
             cards.append(Observed(rec.card, rec.confidence, (float(x), float(y)), zone.name if zone else None))
         return tuple(cards)
 
-    def _busy_zones(self, frame: np.ndarray, pose: MatPose) -> frozenset[str]:
+    def _busy_zones(self, frame: np.ndarray, pose: MatPose, glance: np.ndarray) -> frozenset[str]:
+        # A frame unchanged (within camera noise) since the one the zones were last looked at in
+        # has no motion, and a hand in it is where it was.
+        last = self._skin_seen
+        if last is not None and last[0] is pose and _unchanged(glance, last[1]):
+            return last[2]
         size = (round(self.layout.width_mm * _TOP_PX_PER_MM), round(self.layout.height_mm * _TOP_PX_PER_MM))
         to_top = np.diag([_TOP_PX_PER_MM, _TOP_PX_PER_MM, 1.0]) @ pose.frame_to_mat
         top = cv2.warpPerspective(frame, to_top, size, flags=cv2.INTER_AREA)
@@ -158,12 +234,15 @@ class Observer:
         skin = _skin(top)
         moving = cv2.absdiff(grey, self._previous) > _MOVING if self._previous is not None else np.zeros_like(skin)
         self._previous = grey
-        busy = set()
+        busy, hands = set(), set()
         for zone in self.layout.zones:
             x0, y0, x1, y1 = (round(v * _TOP_PX_PER_MM) for v in zone.box_mm)
-            if moving[y0:y1, x0:x1].mean() > _MOVING_SHARE or skin[y0:y1, x0:x1].mean() > _SKIN_SHARE:
+            if skin[y0:y1, x0:x1].mean() > _SKIN_SHARE:
+                hands.add(zone.name)
+            if moving[y0:y1, x0:x1].mean() > _MOVING_SHARE:
                 busy.add(zone.name)
-        return frozenset(busy)
+        self._skin_seen = (pose, glance, frozenset(hands))
+        return frozenset(busy | hands)
 
 
 def _glance(frame: np.ndarray) -> np.ndarray:

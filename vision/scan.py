@@ -9,14 +9,15 @@ scan`` and, frame by frame, by the observer.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from engine.cards import Card
 from vision.classify import CardRead, CardReader
-from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, Blob, CardQuad, find_blobs, warp_card
+from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, Blob, CardQuad, Paper, find_blobs, paper, warp_card
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,12 @@ _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pi
 # and three at 0.81 that a neighbouring candidate disputed (it read the true card).
 _SURE = 0.7
 _BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corners read the card
+# The work budget's units: one outline read (a warp and the reader, ~2.5 ms at 1080p) is one unit;
+# splitting a pile into candidate outlines costs about two reads per card's worth of its area.
+_SPLIT_UNITS = 2.0
+_PILE_READS = 2.0  # reads a pile takes per card's worth of its area (candidates, second looks)
+_SINGLE = 1.35  # cards' worth of area below which a blob is taken for one card (one read)
+_NO_CARD = 0.6  # ... and below which it holds no card to read (a marker's frame, a cut-off corner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +72,47 @@ class _Remembered:
     read: CardRead
 
 
+@dataclass(slots=True)
+class _Waiting:
+    """A blob whose work the budget left for a later frame: since when it waits (the memo's frame
+    count), whether its outlines were found (``detected``), and the reads made in it so far (by
+    the id of the outline read, one of its blob's ``quads``)."""
+
+    since: int
+    detected: bool
+    done: dict[int, _Remembered] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class _KnownBlob:
     blob: Blob
     glance: tuple[tuple[int, int, int, int], np.ndarray, np.ndarray]  # where, what it showed, the blob's pixels
     found: list[Recognition]
     reads: list[_Remembered]  # the reads made in it, kept for when it changes
+    waiting: _Waiting | None = None  # its work is not done: it yields no card yet
+
+
+class _OutOfBudget(Exception):
+    """The frame's work budget is spent: the blob being read waits for the next frame."""
+
+
+@dataclass(slots=True)
+class _Work:
+    """What one frame may still spend (``units`` None: no limit) and has spent, in work units."""
+
+    units: float | None
+    spent: float = 0.0
+    reads: int = 0
+    worked: bool = False  # some card work (a split or a read) was done this frame
+
+    def read(self) -> None:
+        """Pay for one read, or raise :class:`_OutOfBudget`. The first piece of card work in a
+        frame is always paid for, so that every frame gets something done."""
+        if self.units is not None and self.worked and self.spent + 1 > self.units:
+            raise _OutOfBudget
+        self.spent += 1
+        self.reads += 1
+        self.worked = True
 
 
 class ReadMemo:
@@ -90,10 +132,19 @@ class ReadMemo:
         self._now_blobs: list[_KnownBlob] = []
         self.blobs_kept = 0
         self.put_off = 0
+        self.frame = 0  # frames seen (the age of a waiting blob is counted in them)
+        self.deferred = 0  # blobs left for a later frame by the work budget, all frames together
+        # The blobs whose work the budget left for a later frame, in the last frame: outlines in
+        # frame pixels (the observer marks their zones busy: a card may lie there unread).
+        self.waiting: list[np.ndarray] = []
+        self.paper: Paper | None = None  # the last frame's card pixels
+        self.paper_shape: tuple[int, ...] = ()
 
     def next_frame(self) -> None:
         self._last, self._now = self._now, []
         self._last_blobs, self._now_blobs = self._now_blobs, []
+        self.frame += 1
+        self.waiting = []
 
     def known_blob(self, blob: Blob, glance: np.ndarray) -> tuple[_KnownBlob, bool] | None:
         """The blob of the previous frame at the same place (every side of its box within
@@ -129,7 +180,18 @@ class ReadMemo:
             self._now += blob.reads
             self.blobs_kept += 1
 
-    def read(self, frame: np.ndarray, quad: CardQuad, reader: CardReader, body_visible: bool) -> CardRead:
+    def read(
+        self,
+        frame: np.ndarray,
+        quad: CardQuad,
+        reader: CardReader,
+        body_visible: bool,
+        work: _Work | None = None,
+        done: dict[int, _Remembered] | None = None,
+    ) -> CardRead:
+        if done is not None and id(quad) in done:  # read in an earlier frame while its blob waited
+            self._now.append(done[id(quad)])
+            return done[id(quad)].read
         thumb = _thumbnail(frame, quad)
         for old in self._last:
             same_place = old.body_visible == body_visible and _same_outline(old.corners, quad.corners)
@@ -138,10 +200,17 @@ class ReadMemo:
             if same_place and old.read.card is not None and float(np.mean(np.abs(old.thumb - thumb))) <= _SAME_PIXELS:
                 self.hits += 1
                 self._now.append(old)
+                if done is not None:
+                    done[id(quad)] = old
                 return old.read
+        if work is not None:
+            work.read()
         self.misses += 1
         read = reader.read(warp_card(frame, quad), body_visible=body_visible)
-        self._now.append(_Remembered(quad.corners, thumb, body_visible, read))
+        remembered = _Remembered(quad.corners, thumb, body_visible, read)
+        self._now.append(remembered)
+        if done is not None:
+            done[id(quad)] = remembered
         return read
 
 
@@ -177,6 +246,10 @@ def recognise(
     memo: ReadMemo | None = None,
     glance: np.ndarray | None = None,
     previous: np.ndarray | None = None,
+    budget: float | None = None,
+    priority: Callable[[Blob], float] | None = None,
+    spent: float = 0.0,
+    unchanged: bool = False,
 ) -> list[Recognition]:
     """Every card outline in ``frame`` with its read; unknown reads of single cards are kept
     (``card`` None). Candidates split out of a pile count only when their index reads. With a
@@ -185,40 +258,132 @@ def recognise(
     glance has not changed since its cards were found is not worked on again (its cards hold).
     Given the ``previous`` frame's glance as well, a blob not seen before that is still changing
     (something moves over or next to it: a hand) is put off: it yields no card until it holds
-    still for a frame (the tracker ignores such a zone anyway)."""
+    still for a frame (the tracker ignores such a zone anyway).
+
+    With a ``budget`` too (work units per frame: one outline read is one, a pile's split about
+    two per card's worth; ``spent`` is what the frame already spent elsewhere), the blobs to work
+    on are taken oldest waiting first, then by ``priority`` (lower first), and those the budget
+    does not cover wait for the next frames (``memo.waiting``): a waiting blob yields no card,
+    and a blob cut off in the middle of its reads goes on where it stopped while it holds still.
+    The first piece of work in a frame (unless the frame ``spent`` some already) is always done,
+    so every blob's turn comes. A frame
+    ``unchanged`` since the previous call (within camera noise) reuses its card pixels."""
     memo = memo or ReadMemo()
     memo.next_frame()
     known = None
+    triage = None
     held: dict[int, tuple[_KnownBlob, bool]] = {}
     put_off: set[int] = set()
+    deferred: set[int] = set()  # blobs left undetected by the budget this frame
+    since: dict[int, int] = {}  # when each blob waiting for work began to wait
+    rank: dict[int, tuple[int, float]] = {}  # the order blobs are worked on in, under a budget
     changed: list[tuple[int, int, int, int]] = []  # boxes of the blobs not as they were
+    work = _Work(None if budget is None or glance is None or card_size_px is None else budget, spent)
+    # Work done elsewhere in this frame (the mat's markers) counts as its first piece of work, when
+    # the budget leaves room for a read besides (so that a small budget still gets work done).
+    work.worked = spent > 0 and (work.units is None or spent + 1 <= work.units)
     if glance is not None:
 
         def known(blob: Blob) -> tuple[CardQuad, ...] | None:
             match = memo.known_blob(blob, glance)
+            key = id(blob.outline)
+            if match is not None and match[0].waiting is not None:
+                since[key] = match[0].waiting.since
+                if not match[0].waiting.detected:
+                    return None  # waited for its outlines: found now, if the budget allows
             if match is not None:
-                held[id(blob.outline)] = match
+                held[key] = match
                 return match[0].blob.quads
             if previous is not None and _moving(blob, glance, previous):
-                put_off.add(id(blob.outline))
+                put_off.add(key)
                 return ()
             return None
 
+        if work.units is not None:
+            assert card_size_px is not None
+            card_area = card_size_px[0] * card_size_px[1]
+
+            def order(blob: Blob) -> tuple[int, float]:
+                return (since.get(id(blob.outline), memo.frame), priority(blob) if priority else 0.0)
+
+            def triage(todo: list[Blob], scale: float) -> set[int]:
+                # What the blobs held with reads still to make will ask for, oldest first ...
+                plan = [
+                    (order(blob), held_reads(old), -1)
+                    for blob, old in ((h[0].blob, h[0]) for h in held.values() if h[1] and h[0].waiting is not None)
+                ]
+                # ... and the new blobs: finding their outlines, then reading them.
+                for k, blob in enumerate(todo):
+                    plan.append((order(blob), _cost(blob.area / (scale * scale * card_area)), k))
+                plan.sort(key=lambda p: (p[0], p[2]))
+                assert work.units is not None
+                committed, skip = work.spent, set()
+                for i, (key, cost, k) in enumerate(plan):
+                    if k < 0:
+                        committed += cost
+                        continue
+                    blob = todo[k]
+                    if (i > 0 or work.worked) and committed + cost > work.units:
+                        skip.add(k)
+                        deferred.add(id(blob.outline))
+                        continue
+                    committed += cost
+                    rank[id(blob.outline)] = key
+                    cards = blob.area / (scale * scale * card_area)
+                    if cards >= _SINGLE:  # its split is paid for now (its reads as they are made)
+                        work.spent += _SPLIT_UNITS * round(cards)
+                        work.worked = True
+                return skip
+
+    def held_reads(old: _KnownBlob) -> float:
+        assert old.waiting is not None
+        return float(sum(1 for q in old.blob.quads if id(q) not in old.waiting.done))
+
     found: list[Recognition] = []
-    for blob in find_blobs(frame, card_size_px, known):
-        old, still = held.get(id(blob.outline), (None, False))
+    pixels = memo.paper if unchanged and memo.paper is not None and memo.paper_shape == frame.shape else None
+    pixels = pixels or paper(frame)
+    memo.paper, memo.paper_shape = pixels, frame.shape
+    blobs = find_blobs(frame, card_size_px, known, triage, pixels)
+    if work.units is not None:  # the oldest waiting first, then the others by priority
+        for blob in blobs:
+            if id(blob.outline) in held and id(blob.outline) not in rank:
+                rank[id(blob.outline)] = (since.get(id(blob.outline), -1), priority(blob) if priority else 0.0)
+        blobs = sorted(blobs, key=lambda b: rank.get(id(b.outline), (-1, 0.0)))
+    for blob in blobs:
+        key = id(blob.outline)
+        old, still = held.get(key, (None, False))
+        waited = old.waiting if old is not None else None
         # A blob with a card left unread is worked on again: that read may succeed now.
-        if old is not None and still and all(rec.card is not None for rec in old.found):
+        if old is not None and still and waited is None and all(rec.card is not None for rec in old.found):
             memo.keep_blob(old, again=True)
             found += old.found
             continue
-        if id(blob.outline) in put_off:
+        if key in put_off:
             memo.put_off += 1
             changed.append(blob.box)
             continue
-        changed.append(blob.box)
+        if key in deferred:
+            memo.deferred += 1
+            memo.waiting.append(blob.outline)
+            memo.keep_blob(_KnownBlob(blob, _patch(glance, blob), [], [], _Waiting(since.get(key, memo.frame), False)))  # type: ignore[arg-type]
+            changed.append(blob.box)
+            continue
+        if waited is None or not still:
+            changed.append(blob.box)
         start = len(memo._now)
-        cards = _recognise_blob(frame, blob, reader, memo)
+        # A blob that waited, unchanged, goes on with the reads made in it before.
+        done = dict(waited.done) if waited is not None and still else {}
+        try:
+            cards = _recognise_blob(frame, blob, reader, memo, work if work.units is not None else None, done)
+        except _OutOfBudget:
+            memo.deferred += 1
+            memo.waiting.append(blob.outline)
+            if glance is not None:
+                # The glance its work began in is kept: any change since then starts its reads anew.
+                patch = old.glance if old is not None and still else _patch(glance, blob)
+                wait = _Waiting(since.get(key, memo.frame), True, done)
+                memo.keep_blob(_KnownBlob(blob, patch, [], memo._now[start:], wait))
+            continue
         if glance is not None:
             memo.keep_blob(_KnownBlob(blob, _patch(glance, blob), cards, memo._now[start:]))
         found += cards
@@ -226,6 +391,15 @@ def recognise(
     # there is back to what it was, those cards hold again without being worked on.
     memo.remember_under(changed)
     return _one_per_card(found)
+
+
+def _cost(cards: float) -> float:
+    """The work units a new blob of this many cards' worth of area is expected to take."""
+    if cards < _NO_CARD:
+        return 0.0
+    if cards < _SINGLE:
+        return 1.0  # one read
+    return (_SPLIT_UNITS + _PILE_READS) * round(cards)
 
 
 def _boxes_meet(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
@@ -239,13 +413,20 @@ def _moving(blob: Blob, glance: np.ndarray, previous: np.ndarray) -> bool:
     return before.shape == now.shape and int(cv2.absdiff(now, before)[near].max(initial=0)) > _STILL
 
 
-def _recognise_blob(frame: np.ndarray, blob: Blob, reader: CardReader, memo: ReadMemo) -> list[Recognition]:
+def _recognise_blob(
+    frame: np.ndarray,
+    blob: Blob,
+    reader: CardReader,
+    memo: ReadMemo,
+    work: _Work | None = None,
+    done: dict[int, _Remembered] | None = None,
+) -> list[Recognition]:
     quads = blob.quads
     singles = [q for q in quads if q.pile < 0]
-    found = [_read(frame, quad, reader, not _overlaps(quad, singles), memo) for quad in singles]
+    found = [_read(frame, quad, reader, not _overlaps(quad, singles), memo, work, done) for quad in singles]
     candidates = [q for q in quads if q.pile >= 0]
     if candidates:
-        found += _read_pile(frame, candidates, reader, memo)
+        found += _read_pile(frame, candidates, reader, memo, work, done)
     return found
 
 
@@ -265,8 +446,16 @@ def _patch(glance: np.ndarray, blob: Blob) -> tuple[tuple[int, int, int, int], n
     return (x0, y0, x1, y1), glance[y0:y1, x0:x1].copy(), near
 
 
-def _read(frame: np.ndarray, quad: CardQuad, reader: CardReader, body_visible: bool, memo: ReadMemo) -> Recognition:
-    read = memo.read(frame, quad, reader, body_visible)
+def _read(
+    frame: np.ndarray,
+    quad: CardQuad,
+    reader: CardReader,
+    body_visible: bool,
+    memo: ReadMemo,
+    work: _Work | None = None,
+    done: dict[int, _Remembered] | None = None,
+) -> Recognition:
+    read = memo.read(frame, quad, reader, body_visible, work, done)
     if read.card is None:
         log.debug("card at %s not read: %s", quad.centre, read.detail)
     return Recognition(read.card, read.confidence, quad.corners, quad.centre)
@@ -287,7 +476,14 @@ class _Place:
         return self.first.confidence >= _BOTH_CORNERS
 
 
-def _read_pile(frame: np.ndarray, candidates: list[CardQuad], reader: CardReader, memo: ReadMemo) -> list[Recognition]:
+def _read_pile(
+    frame: np.ndarray,
+    candidates: list[CardQuad],
+    reader: CardReader,
+    memo: ReadMemo,
+    work: _Work | None = None,
+    done: dict[int, _Remembered] | None = None,
+) -> list[Recognition]:
     """The cards of one pile. A candidate that reads nothing is dropped, not reported as unknown:
     it is a guess at an outline, and only an index upright in its corner shows it is a card (a
     read pins the outline: the glyphs are searched a few pixels around where the deck prints
@@ -300,7 +496,7 @@ def _read_pile(frame: np.ndarray, candidates: list[CardQuad], reader: CardReader
         place = next((p for p in places if _covered(quad.corners, p.first.corners)), None)
         if place is not None and (place.disputed or place.second_looks >= _SECOND_LOOKS or place.settled):
             continue
-        rec = _read(frame, quad, reader, False, memo)
+        rec = _read(frame, quad, reader, False, memo, work, done)
         if place is None:
             if rec.card is not None:
                 places.append(_Place(rec))

@@ -1,0 +1,109 @@
+"""The observer's per-frame work budget: at most so many outline reads per frame, the rest of the
+cards read in the next frames, each of them right, and everything at once without a budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.cards import card
+from simulators.camera import PlacedCard, Scene, render
+from simulators.card_faces import all_faces
+from simulators.scenes import tilted_view
+from vision.classify import CardRead, IndexTemplates
+from vision.mat import MatLayout
+from vision.observe import Observer
+
+LAYOUT = MatLayout.create(6, "a2")
+BUDGET = 3
+FRAMES = 8  # the promise: eight cards (two of them a pile) are all read within this many still frames
+
+
+class CountingReader:
+    """Counts the reads of each frame."""
+
+    def __init__(self, reader: IndexTemplates) -> None:
+        self.reader = reader
+        self.reads = 0
+
+    def read(self, warped: np.ndarray, body_visible: bool = True) -> CardRead:
+        self.reads += 1
+        return self.reader.read(warped, body_visible=body_visible)
+
+
+@pytest.fixture(scope="module")
+def templates() -> IndexTemplates:
+    return IndexTemplates.from_faces(all_faces())
+
+
+def table(seed: int = 3):
+    """Six cards, one in each seat's zone, and a pile of two in the centre."""
+    view = tilted_view(np.random.default_rng(seed), (1280, 720), "felt", LAYOUT)
+    codes = ["QS", "7D", "KH", "4C", "9S", "AD"]
+    seats = [z for z in LAYOUT.zones if z.seat is not None]
+    placed = [
+        PlacedCard(card(code), ((z.box_mm[0] + z.box_mm[2]) / 2, (z.box_mm[1] + z.box_mm[3]) / 2), 7 * i - 15)
+        for i, (code, z) in enumerate(zip(codes, seats, strict=True))
+    ]
+    placed += [PlacedCard(card("JC"), (280, 205), 0), PlacedCard(card("5H"), (318, 215), 10)]
+    return view, Scene(cards=tuple(placed), light_falloff=0.3, blur_sigma=0.6, noise_sigma=3)
+
+
+def first_sight(observer: Observer, reader: CountingReader, seed: int = 3) -> tuple[list, list[int]]:
+    """The empty mat, the cards put down (a change: put off), then still frames until every card
+    in view has been worked on: what each still frame reported, and its reads."""
+    view, scene = table(seed)
+    observer.observe(render(view, Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3), seed=0)[0])
+    observer.observe(render(view, scene, seed=1)[0])
+    seen, reads = [], []
+    for i in range(2, 2 + 3 * FRAMES):
+        reader.reads = 0
+        seen.append(observer.observe(render(view, scene, seed=i)[0]))
+        reads.append(reader.reads)
+        if not observer.waiting:
+            break
+    return seen, reads
+
+
+def cards(observation) -> list[tuple[str, str | None]]:
+    return sorted((str(o.card), o.zone) for o in observation.cards if o.card is not None)
+
+
+def test_without_a_budget_every_card_is_read_in_the_first_still_frame(templates):
+    reader = CountingReader(templates)
+    seen, reads = first_sight(Observer(LAYOUT, reader, budget=None), reader)  # type: ignore[arg-type]
+    assert len(seen) == 1
+    assert reads[0] > BUDGET  # more than the budget allows: the budgeted test below spreads these
+    truth = {str(c.card) for c in table()[1].cards}
+    assert {c for c, _ in cards(seen[0])} >= truth - {"JC", "5H"}  # every lone card at least
+
+
+def test_the_budget_bounds_the_reads_per_frame_and_every_card_comes_within_the_promised_frames(templates):
+    reference = CountingReader(templates)
+    whole = first_sight(Observer(LAYOUT, reference, budget=None), reference)[0][-1]
+    reader = CountingReader(templates)
+    observer = Observer(LAYOUT, reader, budget=BUDGET)  # type: ignore[arg-type]
+    seen, reads = first_sight(observer, reader)
+    assert max(reads) <= BUDGET
+    assert 1 < len(seen) <= FRAMES and not observer.waiting
+    assert sum(reads) >= reference.reads - BUDGET  # deferred, not skipped
+    # In the end the same cards, in the same zones, as read all at once ...
+    assert cards(seen[-1]) == cards(whole)
+    # ... and on the way there, never a card that is not in view, nor one in the wrong zone.
+    for observation in seen:
+        assert set(cards(observation)) <= set(cards(whole))
+    # A zone whose blob is still waiting is busy meanwhile (the tracker must not count it empty).
+    assert any(observation.busy for observation in seen[:-1])
+
+
+def test_a_budget_of_one_read_still_gets_every_card_read_in_the_end(templates):
+    """Each frame makes progress (a pile's split, or a read), so however small the budget the
+    wait is bounded, and what is read in the end is what one frame without a budget reads."""
+    reference = CountingReader(templates)
+    whole = first_sight(Observer(LAYOUT, reference, budget=None), reference)[0][-1]
+    reader = CountingReader(templates)
+    observer = Observer(LAYOUT, reader, budget=1)  # type: ignore[arg-type]
+    seen, reads = first_sight(observer, reader)
+    assert max(reads) <= 1
+    assert not observer.waiting
+    assert cards(seen[-1]) == cards(whole)
