@@ -69,6 +69,7 @@ class CornerRead:
     right: int  # the index's right edge, canonical pixels (the body lies beyond)
     suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
     rival: str = ""  # when the rank is tentative, the rank it was nearly read as
+    inset: int = 0  # canonical pixels between the index and the card's edges (the nearer of the two)
 
 
 _NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
@@ -154,6 +155,8 @@ class GenericReader:
             needed = _LONE_ODDS if lone_hidden else (_RED_ODDS, _BLACK_ODDS)
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
+        if len(corners) == 1 and not body_visible and first.inset < _LONE_INSET:
+            confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
@@ -247,7 +250,10 @@ class GenericReader:
             label = max(black, key=black.__getitem__)
             suit, odds = replace(suit, label=label), _log_odds(black[label])
         corner = _corner(rank, suit, red, rank_box, suit_box)
-        return replace(corner, suit_odds=odds, right=corner.right - shift) if corner.rank else corner
+        if not corner.rank:
+            return corner
+        inset = min(rank_box[0], rank_box[1], suit_box[0]) - shift
+        return replace(corner, suit_odds=odds, right=corner.right - shift, inset=inset)
 
     def _pip_odds(
         self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
@@ -342,6 +348,10 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
 
 # A lone index with its body hidden (a card under others) stands only this sure and close.
 _LONE_HIDDEN: tuple[float, float] | None = (0.9, 0.78)
+# A lone index with the body hidden that lies against the outline's edge may be a fragment of a
+# neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
+# sure, which in a pile needs another outline to read the same card (vision.scan._SURE is 0.7).
+_LONE_INSET, _AGAINST_THE_EDGE = 2, 0.65
 _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these
 
 

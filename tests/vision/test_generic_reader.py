@@ -145,3 +145,19 @@ def test_a_rank_blurred_into_its_suit_is_cut_apart(reader):
     # nicu-white's large Q stands right on its heart: at 720p, blurred, the two are one blob.
     face = cv2.GaussianBlur(canonical(dict(faces_of("kde:nicu-white"))[card("QH")], 120), (0, 0), 1.2)
     assert reader.read(face).card == card("QH")
+
+
+@pytest.mark.parametrize(
+    ("deck", "size", "seed", "index"), [("kde:nicu-white", (1920, 1080), 3, 12), ("aisleriot:anglo", (1280, 720), 4, 2)]
+)
+def test_an_index_cut_off_by_a_wrong_outline_in_a_pile_is_not_believed_alone(reader, deck, size, seed, index):
+    # Two scenes where an outline guessed across a fanned trick had a fragment of another card's
+    # pips (nicu-white: read 9S on the queen of hearts) or the cut-off top of a 3 (anglo: read
+    # 5H) against its edge: a lone index lying against the outline must be confirmed by another
+    # outline there.
+    faces = dict(faces_of(deck))
+    label, frame, truth = list(scenes(index + 1, size, seed=seed, deck=faces))[index]
+    score = Score()
+    score.add(recognise(frame, reader), truth, label)
+    assert score.wrong == [], score.wrong
+    assert score.correct >= 2, score
