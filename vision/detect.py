@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from vision.outline import refine_to_edges
+
 CARD_ASPECT = 63.5 / 88.9  # width over height of a poker-size card
 CANONICAL_W = 200
 CANONICAL_H = 280
@@ -493,7 +495,9 @@ def find_blobs(
         clusters += [i for q, i in singles if not _card_sized(q, size)]
         singles = [(q, i) for q, i in singles if _card_sized(q, size)]
     for quad, i in singles:
-        quads[i].append(quad)
+        # The size above is the paper mask's (piles are split at it, their outlines being the
+        # mask's too); a single card's own outline is moved onto its edges for the reader.
+        quads[i].append(replace(quad, corners=refine_to_edges(frame, quad.corners)))
     if size is not None:
         work_size = (size[0] * scale, size[1] * scale)
         # A pile holds at least one card's worth of paper; smaller blobs (the markers' white
