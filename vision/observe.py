@@ -18,7 +18,7 @@ import numpy as np
 from engine.cards import Card
 from vision.classify import IndexTemplates
 from vision.detect import Blob
-from vision.mat import MatLayout, MatPose, find_mat
+from vision.mat import MatLayout, MatPose, find_mat, find_markers_in_part, marker_parts, pose_from
 from vision.scan import ReadMemo, recognise
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,8 @@ _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is stil
 # new cards: with the rest of a changed frame (paper mask, glance, busy zones: ~8 ms) it keeps
 # a frame near 15 ms; a frame with more new cards in view reads them over the next frames.
 BUDGET = 4
-_MARKER_UNITS = 2  # looking for the mat's markers: ~3 ms around where they were, ~8 ms over the frame
+_MARKER_UNITS = 2  # looking for the mat's markers around where they were (~3.5 ms at 1080p)
+_MARKER_PART_UNITS = 1  # one part of a search of the whole frame for them (a sixth of it, with overlaps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,9 @@ class Observer:
         # they look the same, the mat has not moved and its markers need not be looked for.
         self._mat_glance: tuple[np.ndarray, list[tuple[slice, slice]]] | None = None
         self.markers_skipped = 0  # due looks for the markers skipped so (for the benchmark)
+        # When the markers are not where they were (the mat or the camera moved), the whole frame
+        # is searched for them in parts, one per frame: the next part, and the markers found so far.
+        self._search: tuple[int, dict[int, np.ndarray]] | None = None
         self.reused = 0  # frames answered from the last detection (for the benchmark)
 
     @property
@@ -118,8 +122,17 @@ class Observer:
         if due and self._pose is not None and self._markers_unchanged(glance):
             due = False  # a hand moving over the cards: the markers are as they were
             self.markers_skipped += 1
-        pose = (find_mat(frame, self.layout, self._pose) if due else None) or self._pose
-        spent = _MARKER_UNITS if due else 0.0
+        spent = 0.0
+        found = None
+        if self._search is not None:
+            found, spent = self._search_part(frame), _MARKER_PART_UNITS
+        elif due and self._pose is None:
+            found, spent = find_mat(frame, self.layout), _MARKER_UNITS  # nothing to do without it
+        elif due:
+            found, spent = find_mat(frame, self.layout, self._pose, whole=False), _MARKER_UNITS
+            if found is None:  # not where it was: the whole frame, in parts, from the next frame on
+                self._search = (0, {})
+        pose = found or self._pose
         if pose is not None and pose is not self._pose:
             self._mat_glance = (glance, self._marker_spots(pose, glance.shape))
         if pose is None:
@@ -142,6 +155,19 @@ class Observer:
             # the tracker neither counts it empty nor settles a card there meanwhile.
             busy |= self._zones_under(pose, self.memo.waiting)
         return FrameObservation(index, cards, busy, True)
+
+    def _search_part(self, frame: np.ndarray) -> MatPose | None:
+        """One more part of the search of the whole frame for the markers; the pose once every
+        part has been searched (None if fewer than two markers turned up: the old pose holds, and
+        the search begins again at the next due frame)."""
+        assert self._search is not None
+        part, found = self._search
+        found = {**found, **find_markers_in_part(frame, self.layout, part)}
+        if part + 1 < marker_parts(frame.shape):
+            self._search = (part + 1, found)
+            return None
+        self._search = None
+        return pose_from(found, self.layout)
 
     def _zones_under(self, pose: MatPose, outlines: list[np.ndarray]) -> frozenset[str]:
         names = set()
