@@ -18,7 +18,7 @@ import numpy as np
 from engine.cards import Card
 from vision.classify import IndexTemplates
 from vision.detect import Blob
-from vision.mat import MatLayout, MatPose, find_mat, find_markers_in_part, marker_parts, pose_from
+from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
 from vision.scan import ReadMemo, recognise
 
 log = logging.getLogger(__name__)
