@@ -69,10 +69,15 @@ def _shrink(scale: float) -> int:
     return cv2.INTER_AREA if abs(1 / scale - round(1 / scale)) < 1e-6 else cv2.INTER_LINEAR
 
 
-def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
-    """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame)."""
+def card_pixels(frame: np.ndarray, half: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame).
+    ``half``: the frame halved by ``INTER_AREA`` (the observer's glance begins so), if the caller
+    has it: when the work scale is a half, it is the frame at work scale already."""
     scale = min(1.0, WORK_WIDTH / frame.shape[1])
-    small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=_shrink(scale)) if scale < 1 else frame
+    if half is not None and scale == 0.5 and half.shape[:2] == (frame.shape[0] // 2, frame.shape[1] // 2):
+        small = half
+    else:
+        small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=_shrink(scale)) if scale < 1 else frame
     _, saturation, value = cv2.split(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
     tiny = cv2.resize(value, None, fx=1 / 16, fy=1 / 16, interpolation=cv2.INTER_AREA)
     window = max(3, (tiny.shape[1] // 4) | 1)  # about four cards wide at the usual scales: a trick is a minority
@@ -495,9 +500,10 @@ class Paper:
     blobs: list[Blob]
 
 
-def paper(frame: np.ndarray) -> Paper:
-    """The blobs of card pixels in a BGR frame (the costly part is the mask, ~5 ms at 1080p)."""
-    mask, scale = card_pixels(frame)
+def paper(frame: np.ndarray, half: np.ndarray | None = None) -> Paper:
+    """The blobs of card pixels in a BGR frame (the costly part is the mask, ~5 ms at 1080p);
+    ``half`` as :func:`card_pixels` takes it."""
+    mask, scale = card_pixels(frame, half)
     # Every outline point, not just the ends of straight runs: the side fitting needs them.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.0008 * mask.size

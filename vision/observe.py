@@ -103,7 +103,7 @@ class Observer:
     def observe(self, frame: np.ndarray) -> FrameObservation:
         index = self._count
         self._count += 1
-        glance = _glance(frame)
+        glance, half = _glance(frame)
         previous, self._last_glance = self._last_glance, glance
         # A card left unread is looked at again in the next frame, still or not: the frame the
         # read failed on may have had a hand leaving it, and a camera's next frame differs.
@@ -147,7 +147,7 @@ class Observer:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose, glance, previous, spent)
+            cards = self._find_cards(frame, pose, glance, previous, spent, half)
             self._cards, self._glance = cards, glance
         busy = self._busy_zones(frame, pose, glance)
         if self.memo.waiting:
@@ -210,7 +210,13 @@ class Observer:
         return bool(spots) and all(int(cv2.absdiff(glance[s], before[s]).max()) <= _STILL for s in spots)
 
     def _find_cards(
-        self, frame: np.ndarray, pose: MatPose, glance: np.ndarray, previous: np.ndarray | None, spent: float = 0.0
+        self,
+        frame: np.ndarray,
+        pose: MatPose,
+        glance: np.ndarray,
+        previous: np.ndarray | None,
+        spent: float = 0.0,
+        half: np.ndarray | None = None,
     ) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
@@ -238,6 +244,7 @@ class Observer:
             self._priority(pose),
             spent,
             unchanged,
+            half,
         )
         self._putting_off = self._putting_off + 1 if self.memo.put_off > before else 0
         cards = []
@@ -271,14 +278,16 @@ class Observer:
         return frozenset(busy | hands)
 
 
-def _glance(frame: np.ndarray) -> np.ndarray:
+def _glance(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The frame at 1/8 scale in grey, by three halvings: INTER_AREA by exactly two is a fast path
     (three of them cost a third of one division by eight), and averages the camera's noise away
-    (64 pixels per glance pixel)."""
-    small = frame
-    for _ in range(3):
+    (64 pixels per glance pixel). And the first halving (at 1080p, the paper mask's work scale)."""
+    small = half = frame
+    for i in range(3):
         small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+        if i == 0:
+            half = small
+    return (cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small), half
 
 
 def _unchanged(glance: np.ndarray, before: np.ndarray | None) -> bool:

@@ -263,6 +263,7 @@ def recognise(
     priority: Callable[[Blob], float] | None = None,
     spent: float = 0.0,
     unchanged: bool = False,
+    half: np.ndarray | None = None,
 ) -> list[Recognition]:
     """Every card outline in ``frame`` with its read; unknown reads of single cards are kept
     (``card`` None). Candidates split out of a pile count only when their index reads. With a
@@ -280,7 +281,8 @@ def recognise(
     and a blob cut off in the middle of its reads goes on where it stopped while it holds still.
     The first piece of work in a frame (unless the frame ``spent`` some already) is always done,
     so every blob's turn comes. A frame
-    ``unchanged`` since the previous call (within camera noise) reuses its card pixels."""
+    ``unchanged`` since the previous call (within camera noise) reuses its card pixels; ``half``
+    is the frame halved (``INTER_AREA``), if the caller has it (:func:`vision.detect.paper`)."""
     memo = memo or ReadMemo()
     memo.next_frame()
     known = None
@@ -376,7 +378,7 @@ def recognise(
 
     found: list[Recognition] = []
     pixels = memo.paper if unchanged and memo.paper is not None and memo.paper_shape == frame.shape else None
-    pixels = pixels or paper(frame)
+    pixels = pixels or paper(frame, half)
     memo.paper, memo.paper_shape = pixels, frame.shape
     blobs = find_blobs(frame, card_size_px, known, triage, pixels, split)
     if work.units is not None:  # the oldest waiting first, then the others by priority
