@@ -30,10 +30,11 @@ _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on paper is pink, a little)
 _PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
-# Work units (one outline read, ~2.5 ms at 1080p on the development machine) a frame may spend on
-# new cards: with the rest of a changed frame (paper mask, glance, busy zones: ~8 ms) it keeps
-# a frame near 15 ms; a frame with more new cards in view reads them over the next frames.
-BUDGET = 4
+# Work units (one outline read, ~2.5-3.5 ms at 1080p on the development machine with its warp) a
+# frame may spend on new cards and on the mat's markers and the paper mask (two units each), the
+# glance and busy zones (~3.5 ms) aside: it keeps a frame within 15 ms; a frame with more new
+# cards in view reads them over the next frames.
+BUDGET = 3
 _MARKER_UNITS = 2  # looking for the mat's markers around where they were (~3.5 ms at 1080p)
 _MARKER_PART_UNITS = 1  # one part of a search of the whole frame for them (a sixth of it, with overlaps)
 
@@ -139,6 +140,9 @@ class Observer:
             log.debug("frame %d: no mat in view", index)
             self._cards = None
             return FrameObservation(index, (), frozenset(), False)
+        # The frame the mat is first found in (the camera starting: a search of the whole frame
+        # for the markers) is worked on whole, without a budget: a one-off, like the search.
+        starting = self._pose is None
         if pose is not self._pose:
             self._cards = None  # the cards' mat positions were computed through the old pose
             still = False
@@ -147,7 +151,7 @@ class Observer:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose, glance, previous, spent, half)
+            cards = self._find_cards(frame, pose, glance, previous, spent, half, starting)
             self._cards, self._glance = cards, glance
         busy = self._busy_zones(frame, pose, glance)
         if self.memo.waiting:
@@ -217,6 +221,7 @@ class Observer:
         previous: np.ndarray | None,
         spent: float = 0.0,
         half: np.ndarray | None = None,
+        whole: bool = False,
     ) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
@@ -240,7 +245,7 @@ class Observer:
             self.memo,
             glance,
             previous,
-            self.budget,
+            None if whole else self.budget,
             self._priority(pose),
             spent,
             unchanged,

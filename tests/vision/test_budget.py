@@ -173,3 +173,32 @@ def test_a_hand_over_one_marker_keeps_the_mat_without_a_search_of_the_whole_fram
     elsewhere = render(moved, Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3), seed=0)[0]
     assert find_mat(elsewhere, LAYOUT, pose, whole=False) is None
     assert find_mat(elsewhere, LAYOUT, pose) is not None
+
+
+def test_a_frame_that_makes_its_paper_mask_leaves_the_rest_of_the_work_to_still_frames(templates):
+    """The paper mask of a changed frame costs two of the budget's units: while something moves
+    (a hand at the table's edge), a frame reads at most one card, and the cards put down are all
+    read in the end, the same as all at once."""
+    from dataclasses import replace
+
+    from simulators.camera import Arm
+
+    reference = CountingReader(templates)
+    whole = first_sight(Observer(LAYOUT, reference, budget=None), reference)[0][-1]
+    view, scene = table()
+    reader = CountingReader(templates)
+    observer = Observer(LAYOUT, reader, budget=3)  # type: ignore[arg-type]
+    observer.observe(render(view, Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3), seed=0)[0])
+    observer.observe(render(view, scene, seed=1)[0])  # put down: a change, put off
+    moving = []
+    for i in range(4):  # a hand at the bottom left edge, a little further in each frame
+        arm = Arm((0.0, 720.0), (30.0 + 15 * i, 700.0 - 10 * i), 40)
+        reader.reads = 0
+        observer.observe(render(view, replace(scene, arms=(arm,)), seed=2 + i)[0])
+        moving.append(reader.reads)
+    assert max(moving) <= 1 and sum(moving) >= 2  # reading went on, a card a frame
+    for i in range(3 * FRAMES):
+        seen = observer.observe(render(view, scene, seed=10 + i)[0])
+        if not observer.waiting:
+            break
+    assert not observer.waiting and cards(seen) == cards(whole)
