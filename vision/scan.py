@@ -60,6 +60,7 @@ _BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corner
 # splitting a pile into candidate outlines costs about two reads per card's worth of its area.
 _SPLIT_UNITS = 2.0
 _PILE_READS = 2.0  # reads a pile takes per card's worth of its area (candidates, second looks)
+_STEP_UNITS = 0.5  # one step of a pile's split (vision.detect.split_steps: 0.5-2 ms at 1080p)
 _PAPER_UNITS = 2.0  # the paper mask of a changed frame (~5.5 ms at 1080p, ~7 at 720p)
 _SINGLE = 1.35  # cards' worth of area below which a blob is taken for one card (one read)
 _NO_CARD = 0.6  # ... and below which it holds no card to read (a marker's frame, a cut-off corner)
@@ -119,11 +120,11 @@ class _Work:
         self.worked = True
 
     def step(self) -> bool:
-        """Pay for one step of a pile's split (a unit), or say the budget is spent (False); the
-        first piece of card work in a frame is always paid for, as a read is."""
-        if self.units is not None and self.worked and self.spent + 1 > self.units:
+        """Pay for one step of a pile's split (``_STEP_UNITS``), or say the budget is spent
+        (False); the first piece of card work in a frame is always paid for, as a read is."""
+        if self.units is not None and self.worked and self.spent + _STEP_UNITS > self.units:
             return False
-        self.spent += 1
+        self.spent += _STEP_UNITS
         self.steps += 1
         self.worked = True
         return True
@@ -369,7 +370,7 @@ def recognise(
                     if (spent >= allowed.get(key, 0.0) and (spent > 0 or work.worked)) or not work.step():
                         splitting[key] = steps  # the rest in a later frame
                         return None
-                    spent += 1
+                    spent += _STEP_UNITS
                     try:
                         next(steps)
                     except StopIteration as finished:

@@ -110,10 +110,11 @@ def test_a_budget_of_one_read_still_gets_every_card_read_in_the_end(templates):
 
 
 def test_a_piles_split_goes_on_across_frames_and_is_never_begun_again(templates, monkeypatch):
-    """With a budget of one unit, a pile's split (several steps) cannot end in one frame: its
-    steps are spread over frames (at most one a frame), none is done twice (the split goes on
+    """With a budget of one unit, a pile's split (many steps) cannot end in one frame: its
+    steps are spread over frames (at most a unit's worth a frame), none is done twice (the split goes on
     where it stopped while the pile holds still), and the cards are those read all at once."""
     import vision.detect
+    import vision.scan
 
     steps: list[int] = []  # per split begun: its steps, in the frame each was done in
     real = vision.detect.split_steps
@@ -148,8 +149,9 @@ def test_a_piles_split_goes_on_across_frames_and_is_never_begun_again(templates,
     assert not observer.waiting and cards(seen[-1]) == cards(whole)
     piles = [s for s in steps if s]
     assert piles, "the centre's two cards are a pile: they are split"
+    most = round(1 / vision.scan._STEP_UNITS)  # steps a budget of one unit pays for
     for done in piles:
-        assert len(set(done)) == len(done)  # one step a frame at most (the budget is one unit)
+        assert max(done.count(f) for f in done) <= most
     assert any(len(done) > 1 for done in piles)  # a split that went on across frames ...
     assert len(piles) == len({tuple(d) for d in piles})  # ... each begun once, its steps not redone
 
