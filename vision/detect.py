@@ -16,8 +16,9 @@ scale) or from the single cards seen in the same frame.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import cv2
 import numpy as np
@@ -70,10 +71,15 @@ def _shrink(scale: float) -> int:
     return cv2.INTER_AREA if abs(1 / scale - round(1 / scale)) < 1e-6 else cv2.INTER_LINEAR
 
 
-def card_pixels(frame: np.ndarray) -> tuple[np.ndarray, float]:
-    """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame)."""
+def card_pixels(frame: np.ndarray, half: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """The mask (uint8, 0/255) of paper-like pixels at work scale, and that scale (work/frame).
+    ``half``: the frame halved by ``INTER_AREA`` (the observer's glance begins so), if the caller
+    has it: when the work scale is a half, it is the frame at work scale already."""
     scale = min(1.0, WORK_WIDTH / frame.shape[1])
-    small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=_shrink(scale)) if scale < 1 else frame
+    if half is not None and scale == 0.5 and half.shape[:2] == (frame.shape[0] // 2, frame.shape[1] // 2):
+        small = half
+    else:
+        small = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=_shrink(scale)) if scale < 1 else frame
     _, saturation, value = cv2.split(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
     tiny = cv2.resize(value, None, fx=1 / 16, fy=1 / 16, interpolation=cv2.INTER_AREA)
     window = max(3, (tiny.shape[1] // 4) | 1)  # about four cards wide at the usual scales: a trick is a minority
@@ -113,29 +119,52 @@ def _paper(saturation: np.ndarray, value: np.ndarray, table_tiny: np.ndarray, cl
 
 @dataclass(frozen=True, slots=True)
 class _Edges:
-    """Image edges at work scale: thickened (to cut a pile along) and as a distance map (to test
-    whether a rectangle's side runs along an edge, within a couple of pixels)."""
+    """Image edges at work scale: thickened (to cut a pile along), and where a rectangle's side
+    counts as running along an edge (within 2.5 pixels of one; uint8 0/1, what the edge support
+    looks up)."""
 
     thick: np.ndarray
-    distance: np.ndarray
-    near: np.ndarray  # distance <= 2.5, flattened (uint8 0/1): what the edge support looks up
+    near: np.ndarray
 
 
 def _edges(frame: np.ndarray, scale: float, regions: list[np.ndarray]) -> _Edges:
     """Edges around the given outlines only (work scale): piles are a small part of a frame."""
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    if scale < 1:
-        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=_shrink(scale))
-    thick = np.zeros(grey.shape, np.uint8)
-    distance = np.full(grey.shape, 1e3, np.float32)
-    h, w = grey.shape
+    h, w = round(frame.shape[0] * scale), round(frame.shape[1] * scale)
+    thick = np.zeros((h, w), np.uint8)
+    near = np.zeros((h, w), np.uint8)
     for outline in regions:
         x, y, rw, rh = cv2.boundingRect(outline)
         x0, y0, x1, y1 = max(0, x - 6), max(0, y - 6), min(w, x + rw + 6), min(h, y + rh + 6)
-        canny = cv2.Canny(grey[y0:y1, x0:x1], 30, 90)
-        distance[y0:y1, x0:x1] = cv2.distanceTransform(255 - canny, cv2.DIST_L2, 3)
+        canny = cv2.Canny(grey_window(frame, scale, (x0, y0, x1, y1), _shrink(scale)), 30, 90)
+        near[y0:y1, x0:x1] = cv2.distanceTransform(255 - canny, cv2.DIST_L2, 3) <= 2.5
         thick[y0:y1, x0:x1] = cv2.dilate(canny, np.ones((3, 3), np.uint8))
-    return _Edges(thick, distance, (distance <= 2.5).view(np.uint8).ravel())
+    return _Edges(thick, near)
+
+
+def grey_window(frame: np.ndarray, scale: float, window: tuple[int, int, int, int], interpolation: int) -> np.ndarray:
+    """The window (x0, y0, x1, y1, pixels at ``scale``) of the frame in grey at that scale,
+    made from the frame's pixels under it only: the same pixels as the window of the whole frame
+    made grey and resized, since the window is cut where a scaled pixel begins on a frame
+    pixel (the resize's taps then fall alike) and the frame's own edges are where they were."""
+    x0, y0, x1, y1 = window
+    if scale >= 1.0:
+        crop = frame[y0:y1, x0:x1]
+        return crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    ratio = Fraction(scale).limit_denominator(64)
+    n, d = ratio.numerator, ratio.denominator
+    h, w = frame.shape[:2]
+    full_w, full_h = round(w * scale), round(h * scale)
+    # Aligned to whole steps of n scaled pixels (d frame pixels), or to the frame's edge.
+    ax0, ay0 = x0 - x0 % n, y0 - y0 % n
+    ax1, ay1 = min(full_w, x1 + (-x1) % n), min(full_h, y1 + (-y1) % n)
+    exact = float(ratio) == scale and full_w * d == w * n and full_h * d == h * n
+    if not exact:  # an unusual frame width: the whole frame, as before
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        return cv2.resize(grey, None, fx=scale, fy=scale, interpolation=interpolation)[y0:y1, x0:x1]
+    crop = frame[ay0 * d // n : ay1 * d // n, ax0 * d // n : ax1 * d // n]
+    grey = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, (ax1 - ax0, ay1 - ay0), interpolation=interpolation)
+    return small[y0 - ay0 : y1 - ay0, x0 - ax0 : x1 - ax0]
 
 
 def _clockwise(corners: np.ndarray) -> np.ndarray:
@@ -290,6 +319,11 @@ def _side_hypotheses(contour: np.ndarray, edges: _Edges, size: tuple[float, floa
     cards have no free corner on the outline, but their top and bottom sides are part of it: a
     card of the known size lies along such a run, on the inner side, and is slid along it to
     where its other sides meet image edges (the faint line of a white card on a white card)."""
+    return [quad for run in _side_runs(contour, size) for quad in _slides(contour, edges, size, run)]
+
+
+def _side_runs(contour: np.ndarray, size: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The straight runs of a pile's outline a card is slid along, longest first."""
     short, long_ = size
     poly = cv2.approxPolyDP(contour, max(2.0, 0.03 * short), True).reshape(-1, 2).astype(np.float64)
     runs = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
@@ -297,24 +331,31 @@ def _side_hypotheses(contour: np.ndarray, edges: _Edges, size: tuple[float, floa
     # The longest runs first, a few per card's worth of the pile: a ragged blob (an arm across
     # the cards) has many short runs, and each costs a slide.
     cards = max(1, round(cv2.contourArea(contour) / (short * long_)))
-    runs = sorted(runs, key=lambda r: -float(np.linalg.norm(r[1] - r[0])))[: _RUNS_PER_CARD * cards]
+    return sorted(runs, key=lambda r: -float(np.linalg.norm(r[1] - r[0])))[: _RUNS_PER_CARD * cards]
+
+
+def _slides(
+    contour: np.ndarray, edges: _Edges, size: tuple[float, float], run: tuple[np.ndarray, np.ndarray]
+) -> list[np.ndarray]:
+    """The best places of a card slid along one run of the pile's outline."""
+    short, long_ = size
+    a, b = run
     out = []
-    for a, b in runs:
-        length = float(np.linalg.norm(b - a))
-        u = (b - a) / length
-        n = np.array([-u[1], u[0]])
-        probe = (a + b) / 2 + 3 * n
-        if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
-            n = -n  # towards the blob's inside
-        for along, across in ((short, long_), (long_, short)):
-            if length > 1.15 * along:
-                continue
-            slack = along - length
-            offsets = np.arange(-slack - 0.1 * along, 0.1 * along + 1.0, 1.0)
-            starts = a[None, :] + offsets[:, None] * u[None, :]
-            quads = np.stack([starts, starts + along * u, starts + along * u + across * n, starts + across * n], 1)
-            support = _edge_support_many(edges, quads)
-            out += [quads[k] for k in _peaks(support, _SLIDE_PEAKS, apart=round(0.08 * along))]
+    length = float(np.linalg.norm(b - a))
+    u = (b - a) / length
+    n = np.array([-u[1], u[0]])
+    probe = (a + b) / 2 + 3 * n
+    if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
+        n = -n  # towards the blob's inside
+    for along, across in ((short, long_), (long_, short)):
+        if length > 1.15 * along:
+            continue
+        slack = along - length
+        offsets = np.arange(-slack - 0.1 * along, 0.1 * along + 1.0, 1.0)
+        starts = a[None, :] + offsets[:, None] * u[None, :]
+        quads = np.stack([starts, starts + along * u, starts + along * u + across * n, starts + across * n], 1)
+        support = _edge_support_many(edges, quads)
+        out += [quads[k] for k in _peaks(support, _SLIDE_PEAKS, apart=round(0.08 * along))]
     return out
 
 
@@ -338,11 +379,11 @@ def _edge_support_many(edges: _Edges, quads: np.ndarray, samples: int = 24) -> n
     # k x 4 x samples x 2: the same sums, term for term, as one side at a time
     points = quads[:, :, None, :] + t * (ends - quads)[:, :, None, :]
     xy = np.round(points.reshape(len(quads), -1, 2)).astype(np.intp)
-    h, w = edges.distance.shape
+    h, w = edges.near.shape
     x, y = xy[..., 0], xy[..., 1]
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     flat = np.where(inside, y * w + x, 0)
-    return np.count_nonzero(edges.near[flat] & inside, axis=1) / xy.shape[1]
+    return np.count_nonzero(edges.near.ravel()[flat] & inside, axis=1) / xy.shape[1]
 
 
 class _Steps(dict):
@@ -364,9 +405,46 @@ def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tupl
     a wrong rectangle has few edges. Several candidates per card are kept (near-duplicates
     dropped): which one is the card is settled by reading them (:func:`vision.scan.recognise`),
     since only a well-placed outline shows an index upright in its corner."""
+    steps = split_steps(contour, mask, size, edges)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+SPLIT_RUNS_PER_STEP = 3  # runs of a pile's outline slid along in one step of its split (~1-2 ms)
+SPLIT_SNAPS_PER_STEP = 4  # candidates snapped to the pile's outline in one step (~1.2 ms)
+
+
+def split_steps(
+    contour: np.ndarray,
+    mask: np.ndarray,
+    size: tuple[float, float],
+    edges: _Edges | None = None,
+    frame: np.ndarray | None = None,
+    scale: float = 1.0,
+) -> Generator[None, None, list[np.ndarray]]:
+    """:func:`_split_blob` in steps of a few milliseconds each (it yields between them, and
+    returns the candidates): the edges around the pile (when not given: from ``frame`` at work
+    ``scale``), the cards grown from its corners and pieces, then ``SPLIT_RUNS_PER_STEP`` of its
+    outline's runs at a time, the share of card pixels under each card, their edge support and
+    ranking, then ``SPLIT_SNAPS_PER_STEP`` candidates snapped at a time. Each step is 0.5-2 ms at
+    1080p (the whole split was ~9 ms). The same candidates as in one go, given the same edges: a
+    caller short of time goes on with them in a later frame."""
+    if edges is None:
+        assert frame is not None
+        edges = _edges(frame, scale, [contour])
+        yield
     hypotheses = _corner_hypotheses(contour, size) + _piece_hypotheses(contour, mask, edges, size)
-    hypotheses += _side_hypotheses(contour, edges, size)
+    runs = _side_runs(contour, size)
+    for start in range(0, len(runs), SPLIT_RUNS_PER_STEP):
+        yield
+        for run in runs[start : start + SPLIT_RUNS_PER_STEP]:
+            hypotheses += _slides(contour, edges, size, run)
+    yield
     filled = [(fill, quad) for quad in hypotheses if (fill := _fill(mask, quad)) >= _MIN_FILL]
+    yield
     scored = []
     if filled:  # the edge support of all those on card pixels at once
         supports = _edge_support_many(edges, np.array([quad for _, quad in filled]))
@@ -376,7 +454,12 @@ def _split_blob(contour: np.ndarray, mask: np.ndarray, edges: _Edges, size: tupl
     ranked = _distinct((quad for _, quad in sorted(scored, key=lambda s: -s[0])), cap)
     # Only the survivors are snapped (it is the costly step), then told apart again.
     outline = contour.reshape(-1, 2).astype(np.float64)
-    return _distinct((_sharp_corners(quad, outline, partial=True) for quad in ranked), cap)
+    snapped: list[np.ndarray] = []
+    for start in range(0, len(ranked), SPLIT_SNAPS_PER_STEP):
+        yield
+        chunk = ranked[start : start + SPLIT_SNAPS_PER_STEP]
+        snapped += [_sharp_corners(quad, outline, partial=True) for quad in chunk]
+    return _distinct(snapped, cap)
 
 
 def _distinct(quads: Iterable[np.ndarray], cap: int) -> list[np.ndarray]:
@@ -428,9 +511,10 @@ class Paper:
     blobs: list[Blob]
 
 
-def paper(frame: np.ndarray) -> Paper:
-    """The blobs of card pixels in a BGR frame (the costly part is the mask, ~5 ms at 1080p)."""
-    mask, scale = card_pixels(frame)
+def paper(frame: np.ndarray, half: np.ndarray | None = None) -> Paper:
+    """The blobs of card pixels in a BGR frame (the costly part is the mask, ~5 ms at 1080p);
+    ``half`` as :func:`card_pixels` takes it."""
+    mask, scale = card_pixels(frame, half)
     # Every outline point, not just the ends of straight runs: the side fitting needs them.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.0008 * mask.size
@@ -459,6 +543,8 @@ def find_blobs(
     known: Callable[[Blob], tuple[CardQuad, ...] | None] | None = None,
     triage: Callable[[list[Blob], float], set[int]] | None = None,
     pixels: Paper | None = None,
+    split: Callable[[Blob, Callable[[], Generator[None, None, list[np.ndarray]]]], list[np.ndarray] | None]
+    | None = None,
 ) -> list[Blob]:
     """The blobs of card pixels in a frame, each with the card outlines found in it. Given the
     card size, each blob is worked on alone (its outlines depend only on its own pixels and the
@@ -466,7 +552,9 @@ def find_blobs(
     in an earlier frame) is not worked on again: it keeps those (``reused``). ``triage`` is then
     shown the blobs still to be worked on (and the work scale, work over frame pixels) and names
     those (by their place in that list) to leave for a later frame: they get no outline now.
-    ``pixels``: the frame's :func:`paper`, if the caller has it already."""
+    ``pixels``: the frame's :func:`paper`, if the caller has it already. ``split``, given a pile
+    and a way to start its :func:`split_steps` (edges of its own), runs them as far as it will:
+    the candidates, or None (the split goes on in a later frame; the blob gets no outline now)."""
     pixels = pixels or paper(frame)
     mask, scale, contours, blobs = pixels.mask, pixels.scale, pixels.contours, list(pixels.blobs)
     if card_size_px is None:
@@ -503,11 +591,18 @@ def find_blobs(
         # A pile holds at least one card's worth of paper; smaller blobs (the markers' white
         # frames, a corner of a card at the frame's edge) have no card to split out.
         clusters = [i for i in clusters if blobs[i].area >= 0.8 * work_size[0] * work_size[1]]
-        if clusters:
+        if clusters and split is None:
             edges = _edges(frame, scale, [contours[i] for i in clusters])  # only piles need them
             for i in clusters:
-                split = _split_blob(contours[i], mask, edges, work_size)
-                quads[i] += [CardQuad(_clockwise(q / scale), False, i) for q in split]
+                found = _split_blob(contours[i], mask, edges, work_size)
+                quads[i] += [CardQuad(_clockwise(q / scale), False, i) for q in found]
+        for i in clusters if split is not None else []:
+
+            def start(contour=contours[i]) -> Generator[None, None, list[np.ndarray]]:
+                return split_steps(contour, mask, work_size, frame=frame, scale=scale)
+
+            got = split(blobs[i], start)
+            quads[i] += [CardQuad(_clockwise(q / scale), False, i) for q in got or []]
     for i, found in quads.items():
         blobs[i] = replace(blobs[i], quads=tuple(found))
     return blobs

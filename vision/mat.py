@@ -17,6 +17,8 @@ from functools import cache
 import cv2
 import numpy as np
 
+from vision.detect import grey_window
+
 log = logging.getLogger(__name__)
 
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -25,6 +27,9 @@ SHEETS_MM = {"a2": (594.0, 420.0), "a3": (420.0, 297.0)}
 MARKER_SIDE = 0.09  # of the sheet's height
 MARKER_MARGIN = 0.035  # of the sheet's height, from the sheet's edges to the marker
 _DETECT_WIDTH = 960
+# Each marker is looked for first within this many of its sides around where it was: a mat
+# bumped further is found by a search of the whole frame (in parts, by the observer).
+_NEAR_MARGIN = 0.5
 
 # Zones as (u0, v0, u1, v1) fractions of the sheet; seats are numbered clockwise as seen from
 # above, seat 0 nearest the bottom edge, so the layout reads the same on A2 and A3.
@@ -139,49 +144,110 @@ def _detector() -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(dictionary, params)
 
 
-def find_mat(frame: np.ndarray, layout: MatLayout, near: MatPose | None = None) -> MatPose | None:
+def find_mat(frame: np.ndarray, layout: MatLayout, near: MatPose | None = None, whole: bool = True) -> MatPose | None:
     """Find the mat's markers in a BGR or grey frame; None when fewer than two are visible. Given
-    where the mat lay before (``near``), each marker is first looked for around where it was (a
-    marker's side around it): a mat bumped a little costs a fifth of a search of the whole frame."""
-    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    # Markers are large: found at most 960 pixels wide, four times faster than at 1920.
-    scale = min(1.0, _DETECT_WIDTH / grey.shape[1])
-    if scale < 1.0:
-        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    where the mat lay before (``near``), each marker is first looked for around where it was (half a
+    marker's side around it): a mat bumped a little costs a third of a search of the whole frame.
+    When fewer markers are found there than ``near`` was found from, but at least two and each
+    where ``near`` puts it (a hand over a marker), the mat has not moved: ``near`` is returned.
+    Without ``whole``, a search near the old place that fails returns None (the caller searches
+    the whole frame in parts: :func:`find_markers_in_part`)."""
     known = layout.marker_corners_mm()
+    scale = _detect_scale(frame)
     if near is not None:
-        found = _markers_near(grey, scale, known, near)
+        found = _markers_near(frame, scale, known, near)
         if len(found) >= max(2, near.markers_seen):
             return _pose(found, known)
-    corners, ids, _ = _detector().detectMarkers(grey)
-    if ids is None:
-        return None
-    found = {
-        int(i): quad.reshape(4, 2) / scale for quad, i in zip(corners, ids.ravel(), strict=True) if int(i) in known
-    }
+        if len(found) >= 2 and _where_it_was(found, known, near):
+            return near
+        if not whole:
+            return None
+    h, w = frame.shape[:2]
+    found = _detect(frame, scale, (0, 0, round(w * scale), round(h * scale)), known)
     if len(found) < 2:
         log.debug("mat not found: %d marker(s) visible", len(found))
         return None
     return _pose(found, known)
 
 
-def _markers_near(grey: np.ndarray, scale: float, known: dict[int, np.ndarray], near: MatPose) -> dict[int, np.ndarray]:
+MARKER_PARTS = (3, 2)  # a search of the whole frame in parts: columns and rows of overlapping windows
+
+
+def marker_parts(frame_shape: tuple[int, ...]) -> int:
+    """How many parts :func:`find_markers_in_part` cuts a frame into."""
+    return MARKER_PARTS[0] * MARKER_PARTS[1]
+
+
+def find_markers_in_part(frame: np.ndarray, layout: MatLayout, part: int) -> dict[int, np.ndarray]:
+    """The mat's markers found in one part of the frame (frame pixels, by id): the frame cut into
+    ``MARKER_PARTS`` windows that overlap by a fifth of its height, more than a marker's side
+    whenever the mat is in view, so that every marker lies whole in one of them. One part costs
+    about a fifth of a search of the whole frame; :func:`pose_from` turns what the parts found
+    into the mat's pose."""
+    scale = _detect_scale(frame)
+    h, w = round(frame.shape[0] * scale), round(frame.shape[1] * scale)
+    cols, rows = MARKER_PARTS
+    col, row = part % cols, part // cols
+    overlap = h // 5
+    x0, x1 = max(0, col * w // cols - overlap // 2), min(w, (col + 1) * w // cols + overlap // 2)
+    y0, y1 = max(0, row * h // rows - overlap // 2), min(h, (row + 1) * h // rows + overlap // 2)
+    return _detect(frame, scale, (x0, y0, x1, y1), layout.marker_corners_mm())
+
+
+def pose_from(found: dict[int, np.ndarray], layout: MatLayout) -> MatPose | None:
+    """The mat's pose from markers found (frame pixels, by id); None with fewer than two."""
+    return _pose(found, layout.marker_corners_mm()) if len(found) >= 2 else None
+
+
+def _detect_scale(frame: np.ndarray) -> float:
+    # Markers are large: found at most 960 pixels wide, four times faster than at 1920.
+    return min(1.0, _DETECT_WIDTH / frame.shape[1])
+
+
+def _detect(
+    frame: np.ndarray, scale: float, window: tuple[int, int, int, int], known: dict[int, np.ndarray]
+) -> dict[int, np.ndarray]:
+    """The mat's markers found in a window (detection pixels), in frame pixels, by id."""
+    grey = grey_window(frame, scale, window, cv2.INTER_LINEAR)
+    corners, ids, _ = _detector().detectMarkers(grey)
+    if ids is None:
+        return {}
+    offset = np.array(window[:2], np.float32)
+    return {
+        int(i): (quad.reshape(4, 2) + offset) / scale
+        for quad, i in zip(corners, ids.ravel(), strict=True)
+        if int(i) in known
+    }
+
+
+def _markers_near(
+    frame: np.ndarray, scale: float, known: dict[int, np.ndarray], near: MatPose
+) -> dict[int, np.ndarray]:
     """The markers found each in a window around where ``near`` puts it (frame pixels)."""
-    h, w = grey.shape
+    h, w = round(frame.shape[0] * scale), round(frame.shape[1] * scale)
     found = {}
     for marker_id, corners_mm in known.items():
         where = near.to_frame(corners_mm) * scale
         side = float(np.linalg.norm(where[1] - where[0]))
-        x0, y0 = np.maximum(np.floor(where.min(axis=0) - side), 0).astype(int)
-        x1, y1 = np.ceil(where.max(axis=0) + side).astype(int)
+        margin = _NEAR_MARGIN * side
+        x0, y0 = np.maximum(np.floor(where.min(axis=0) - margin), 0).astype(int)
+        x1, y1 = np.ceil(where.max(axis=0) + margin).astype(int)
         x1, y1 = min(int(x1), w), min(int(y1), h)
         if x1 - x0 < side or y1 - y0 < side:
             continue
-        corners, ids, _ = _detector().detectMarkers(grey[y0:y1, x0:x1])
-        for quad, i in zip(corners, ids.ravel() if ids is not None else [], strict=True):
-            if int(i) == marker_id:
-                found[marker_id] = (quad.reshape(4, 2) + np.array([x0, y0], np.float32)) / scale
+        mine = _detect(frame, scale, (int(x0), int(y0), x1, y1), {marker_id: corners_mm})
+        found.update(mine)
     return found
+
+
+def _where_it_was(found: dict[int, np.ndarray], known: dict[int, np.ndarray], near: MatPose) -> bool:
+    """Every marker found lies where ``near`` puts it (within a couple of frame pixels)."""
+    for marker_id, corners in found.items():
+        expected = near.to_frame(known[marker_id])
+        side = float(np.linalg.norm(expected[1] - expected[0]))
+        if float(np.max(np.linalg.norm(corners - expected, axis=1))) > max(2.0, 0.03 * side):
+            return False
+    return True
 
 
 def _pose(found: dict[int, np.ndarray], known: dict[int, np.ndarray]) -> MatPose | None:

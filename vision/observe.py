@@ -18,7 +18,7 @@ import numpy as np
 from engine.cards import Card
 from vision.classify import IndexTemplates
 from vision.detect import Blob
-from vision.mat import MatLayout, MatPose, find_mat
+from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
 from vision.scan import ReadMemo, recognise
 
 log = logging.getLogger(__name__)
@@ -30,11 +30,13 @@ _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on paper is pink, a little)
 _PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
-# Work units (one outline read, ~2.5 ms at 1080p on the development machine) a frame may spend on
-# new cards: with the rest of a changed frame (paper mask, glance, busy zones: ~8 ms) it keeps
-# a frame near 15 ms; a frame with more new cards in view reads them over the next frames.
-BUDGET = 4
-_MARKER_UNITS = 2  # looking for the mat's markers: ~3 ms around where they were, ~8 ms over the frame
+# Work units (one outline read, ~2.5-3.5 ms at 1080p on the development machine with its warp) a
+# frame may spend on new cards and on the mat's markers and the paper mask (two units each), the
+# glance and busy zones (~3.5 ms) aside: it keeps a frame within 15 ms; a frame with more new
+# cards in view reads them over the next frames.
+BUDGET = 3
+_MARKER_UNITS = 2  # looking for the mat's markers around where they were (~3.5 ms at 1080p)
+_MARKER_PART_UNITS = 1  # one part of a search of the whole frame for them (a sixth of it, with overlaps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,9 @@ class Observer:
         # they look the same, the mat has not moved and its markers need not be looked for.
         self._mat_glance: tuple[np.ndarray, list[tuple[slice, slice]]] | None = None
         self.markers_skipped = 0  # due looks for the markers skipped so (for the benchmark)
+        # When the markers are not where they were (the mat or the camera moved), the whole frame
+        # is searched for them in parts, one per frame: the next part, and the markers found so far.
+        self._search: tuple[int, dict[int, np.ndarray]] | None = None
         self.reused = 0  # frames answered from the last detection (for the benchmark)
 
     @property
@@ -99,7 +104,7 @@ class Observer:
     def observe(self, frame: np.ndarray) -> FrameObservation:
         index = self._count
         self._count += 1
-        glance = _glance(frame)
+        glance, half = _glance(frame)
         previous, self._last_glance = self._last_glance, glance
         # A card left unread is looked at again in the next frame, still or not: the frame the
         # read failed on may have had a hand leaving it, and a camera's next frame differs.
@@ -118,14 +123,26 @@ class Observer:
         if due and self._pose is not None and self._markers_unchanged(glance):
             due = False  # a hand moving over the cards: the markers are as they were
             self.markers_skipped += 1
-        pose = (find_mat(frame, self.layout, self._pose) if due else None) or self._pose
-        spent = _MARKER_UNITS if due else 0.0
+        spent = 0.0
+        found = None
+        if self._search is not None:
+            found, spent = self._search_part(frame), _MARKER_PART_UNITS
+        elif due and self._pose is None:
+            found, spent = find_mat(frame, self.layout), _MARKER_UNITS  # nothing to do without it
+        elif due:
+            found, spent = find_mat(frame, self.layout, self._pose, whole=False), _MARKER_UNITS
+            if found is None:  # not where it was: the whole frame, in parts, from the next frame on
+                self._search = (0, {})
+        pose = found or self._pose
         if pose is not None and pose is not self._pose:
             self._mat_glance = (glance, self._marker_spots(pose, glance.shape))
         if pose is None:
             log.debug("frame %d: no mat in view", index)
             self._cards = None
             return FrameObservation(index, (), frozenset(), False)
+        # The frame the mat is first found in (the camera starting: a search of the whole frame
+        # for the markers) is worked on whole, without a budget: a one-off, like the search.
+        starting = self._pose is None
         if pose is not self._pose:
             self._cards = None  # the cards' mat positions were computed through the old pose
             still = False
@@ -134,7 +151,7 @@ class Observer:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose, glance, previous, spent)
+            cards = self._find_cards(frame, pose, glance, previous, spent, half, starting)
             self._cards, self._glance = cards, glance
         busy = self._busy_zones(frame, pose, glance)
         if self.memo.waiting:
@@ -142,6 +159,19 @@ class Observer:
             # the tracker neither counts it empty nor settles a card there meanwhile.
             busy |= self._zones_under(pose, self.memo.waiting)
         return FrameObservation(index, cards, busy, True)
+
+    def _search_part(self, frame: np.ndarray) -> MatPose | None:
+        """One more part of the search of the whole frame for the markers; the pose once every
+        part has been searched (None if fewer than two markers turned up: the old pose holds, and
+        the search begins again at the next due frame)."""
+        assert self._search is not None
+        part, found = self._search
+        found = {**found, **find_markers_in_part(frame, self.layout, part)}
+        if part + 1 < marker_parts(frame.shape):
+            self._search = (part + 1, found)
+            return None
+        self._search = None
+        return pose_from(found, self.layout)
 
     def _zones_under(self, pose: MatPose, outlines: list[np.ndarray]) -> frozenset[str]:
         names = set()
@@ -184,7 +214,14 @@ class Observer:
         return bool(spots) and all(int(cv2.absdiff(glance[s], before[s]).max()) <= _STILL for s in spots)
 
     def _find_cards(
-        self, frame: np.ndarray, pose: MatPose, glance: np.ndarray, previous: np.ndarray | None, spent: float = 0.0
+        self,
+        frame: np.ndarray,
+        pose: MatPose,
+        glance: np.ndarray,
+        previous: np.ndarray | None,
+        spent: float = 0.0,
+        half: np.ndarray | None = None,
+        whole: bool = False,
     ) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
@@ -208,10 +245,11 @@ class Observer:
             self.memo,
             glance,
             previous,
-            self.budget,
+            None if whole else self.budget,
             self._priority(pose),
             spent,
             unchanged,
+            half,
         )
         self._putting_off = self._putting_off + 1 if self.memo.put_off > before else 0
         cards = []
@@ -245,14 +283,16 @@ class Observer:
         return frozenset(busy | hands)
 
 
-def _glance(frame: np.ndarray) -> np.ndarray:
+def _glance(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The frame at 1/8 scale in grey, by three halvings: INTER_AREA by exactly two is a fast path
     (three of them cost a third of one division by eight), and averages the camera's noise away
-    (64 pixels per glance pixel)."""
-    small = frame
-    for _ in range(3):
+    (64 pixels per glance pixel). And the first halving (at 1080p, the paper mask's work scale)."""
+    small = half = frame
+    for i in range(3):
         small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+        if i == 0:
+            half = small
+    return (cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small), half
 
 
 def _unchanged(glance: np.ndarray, before: np.ndarray | None) -> bool:

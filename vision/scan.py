@@ -9,7 +9,7 @@ scan`` and, frame by frame, by the observer.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 import cv2
@@ -60,6 +60,8 @@ _BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corner
 # splitting a pile into candidate outlines costs about two reads per card's worth of its area.
 _SPLIT_UNITS = 2.0
 _PILE_READS = 2.0  # reads a pile takes per card's worth of its area (candidates, second looks)
+_STEP_UNITS = 0.5  # one step of a pile's split (vision.detect.split_steps: 0.5-2 ms at 1080p)
+_PAPER_UNITS = 2.0  # the paper mask of a changed frame (~5.5 ms at 1080p, ~7 at 720p)
 _SINGLE = 1.35  # cards' worth of area below which a blob is taken for one card (one read)
 _NO_CARD = 0.6  # ... and below which it holds no card to read (a marker's frame, a cut-off corner)
 
@@ -75,12 +77,14 @@ class _Remembered:
 @dataclass(slots=True)
 class _Waiting:
     """A blob whose work the budget left for a later frame: since when it waits (the memo's frame
-    count), whether its outlines were found (``detected``), and the reads made in it so far (by
-    the id of the outline read, one of its blob's ``quads``)."""
+    count), whether its outlines were found (``detected``), the reads made in it so far (by
+    the id of the outline read, one of its blob's ``quads``), and, when it is a pile whose split
+    into candidates was begun, that split (:func:`vision.detect.split_steps`), to go on with."""
 
     since: int
     detected: bool
     done: dict[int, _Remembered] = field(default_factory=dict)
+    split: Generator[None, None, list[np.ndarray]] | None = None  # its pile's split, begun
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +107,7 @@ class _Work:
     units: float | None
     spent: float = 0.0
     reads: int = 0
+    steps: int = 0  # steps of piles' splits
     worked: bool = False  # some card work (a split or a read) was done this frame
 
     def read(self) -> None:
@@ -113,6 +118,16 @@ class _Work:
         self.spent += 1
         self.reads += 1
         self.worked = True
+
+    def step(self) -> bool:
+        """Pay for one step of a pile's split (``_STEP_UNITS``), or say the budget is spent
+        (False); the first piece of card work in a frame is always paid for, as a read is."""
+        if self.units is not None and self.worked and self.spent + _STEP_UNITS > self.units:
+            return False
+        self.spent += _STEP_UNITS
+        self.steps += 1
+        self.worked = True
+        return True
 
 
 class ReadMemo:
@@ -250,6 +265,7 @@ def recognise(
     priority: Callable[[Blob], float] | None = None,
     spent: float = 0.0,
     unchanged: bool = False,
+    half: np.ndarray | None = None,
 ) -> list[Recognition]:
     """Every card outline in ``frame`` with its read; unknown reads of single cards are kept
     (``card`` None). Candidates split out of a pile count only when their index reads. With a
@@ -265,23 +281,30 @@ def recognise(
     on are taken oldest waiting first, then by ``priority`` (lower first), and those the budget
     does not cover wait for the next frames (``memo.waiting``): a waiting blob yields no card,
     and a blob cut off in the middle of its reads goes on where it stopped while it holds still.
-    The first piece of work in a frame (unless the frame ``spent`` some already) is always done,
-    so every blob's turn comes. A frame
-    ``unchanged`` since the previous call (within camera noise) reuses its card pixels."""
+    A frame that computes its paper mask spends two units on it. The first piece of work in a
+    frame (unless the frame ``spent`` some already, or computed its mask) is always done, so
+    every blob's turn comes in the next still frame. A frame
+    ``unchanged`` since the previous call (within camera noise) reuses its card pixels; ``half``
+    is the frame halved (``INTER_AREA``), if the caller has it (:func:`vision.detect.paper`)."""
     memo = memo or ReadMemo()
     memo.next_frame()
     known = None
     triage = None
+    split = None
     held: dict[int, tuple[_KnownBlob, bool]] = {}
     put_off: set[int] = set()
     deferred: set[int] = set()  # blobs left undetected by the budget this frame
+    resumed: dict[int, Generator[None, None, list[np.ndarray]]] = {}  # piles' splits begun before
+    splitting: dict[int, Generator[None, None, list[np.ndarray]]] = {}  # ... and left unfinished now
+    allowed: dict[int, float] = {}  # the units a pile's split may spend this frame
     since: dict[int, int] = {}  # when each blob waiting for work began to wait
     rank: dict[int, tuple[int, float]] = {}  # the order blobs are worked on in, under a budget
     changed: list[tuple[int, int, int, int]] = []  # boxes of the blobs not as they were
     work = _Work(None if budget is None or glance is None or card_size_px is None else budget, spent)
-    # Work done elsewhere in this frame (the mat's markers) counts as its first piece of work, when
-    # the budget leaves room for a read besides (so that a small budget still gets work done).
-    work.worked = spent > 0 and (work.units is None or spent + 1 <= work.units)
+    # Work done elsewhere in this frame (the mat's markers) counts as its first piece of work, and
+    # so does the paper mask (below): a frame that spent its budget on them does no card work (the
+    # next frames do: a still frame reuses the mask, and the markers are seldom looked for).
+    work.worked = spent > 0
     if glance is not None:
 
         def known(blob: Blob) -> tuple[CardQuad, ...] | None:
@@ -290,6 +313,8 @@ def recognise(
             if match is not None and match[0].waiting is not None:
                 since[key] = match[0].waiting.since
                 if not match[0].waiting.detected:
+                    if match[1] and match[0].waiting.split is not None:
+                        resumed[key] = match[0].waiting.split  # unchanged: its split goes on
                     return None  # waited for its outlines: found now, if the budget allows
             if match is not None:
                 held[key] = match
@@ -323,17 +348,33 @@ def recognise(
                         committed += cost
                         continue
                     blob = todo[k]
-                    if (i > 0 or work.worked) and committed + cost > work.units:
+                    # A pile's split goes in steps: it begins when a step fits, and takes what the
+                    # work planned before it leaves (its reads are paid for as they are made).
+                    pile = blob.area / (scale * scale * card_area) >= _SINGLE
+                    if (i > 0 or work.worked) and committed + (min(cost, 1.0) if pile else cost) > work.units:
                         skip.add(k)
                         deferred.add(id(blob.outline))
                         continue
+                    allowed[id(blob.outline)] = work.units - committed  # a split's share, if it is one
                     committed += cost
                     rank[id(blob.outline)] = key
-                    cards = blob.area / (scale * scale * card_area)
-                    if cards >= _SINGLE:  # its split is paid for now (its reads as they are made)
-                        work.spent += _SPLIT_UNITS * round(cards)
-                        work.worked = True
                 return skip
+
+            def split(  # type: ignore[no-redef]
+                blob: Blob, start: Callable[[], Generator[None, None, list[np.ndarray]]]
+            ) -> list[np.ndarray] | None:
+                key = id(blob.outline)
+                steps = resumed.pop(key, None) or start()
+                spent = 0.0
+                while True:
+                    if (spent >= allowed.get(key, 0.0) and (spent > 0 or work.worked)) or not work.step():
+                        splitting[key] = steps  # the rest in a later frame
+                        return None
+                    spent += _STEP_UNITS
+                    try:
+                        next(steps)
+                    except StopIteration as finished:
+                        return finished.value
 
     def held_reads(old: _KnownBlob) -> float:
         assert old.waiting is not None
@@ -341,9 +382,13 @@ def recognise(
 
     found: list[Recognition] = []
     pixels = memo.paper if unchanged and memo.paper is not None and memo.paper_shape == frame.shape else None
-    pixels = pixels or paper(frame)
+    if pixels is None:
+        pixels = paper(frame, half)
+        if work.units is not None:
+            work.spent += _PAPER_UNITS
+            work.worked = True
     memo.paper, memo.paper_shape = pixels, frame.shape
-    blobs = find_blobs(frame, card_size_px, known, triage, pixels)
+    blobs = find_blobs(frame, card_size_px, known, triage, pixels, split)
     if work.units is not None:  # the oldest waiting first, then the others by priority
         for blob in blobs:
             if id(blob.outline) in held and id(blob.outline) not in rank:
@@ -362,10 +407,11 @@ def recognise(
             memo.put_off += 1
             changed.append(blob.box)
             continue
-        if key in deferred:
+        if key in deferred or key in splitting:
             memo.deferred += 1
             memo.waiting.append(blob.outline)
-            memo.keep_blob(_KnownBlob(blob, _patch(glance, blob), [], [], _Waiting(since.get(key, memo.frame), False)))  # type: ignore[arg-type]
+            wait = _Waiting(since.get(key, memo.frame), False, split=splitting.get(key))
+            memo.keep_blob(_KnownBlob(blob, _patch(glance, blob), [], [], wait))  # type: ignore[arg-type]
             changed.append(blob.box)
             continue
         if waited is None or not still:

@@ -107,3 +107,100 @@ def test_a_budget_of_one_read_still_gets_every_card_read_in_the_end(templates):
     assert max(reads) <= 1
     assert not observer.waiting
     assert cards(seen[-1]) == cards(whole)
+
+
+def test_a_piles_split_goes_on_across_frames_and_is_never_begun_again(templates, monkeypatch):
+    """With a budget of one unit, a pile's split (many steps) cannot end in one frame: its
+    steps are spread over frames (at most a unit's worth a frame), none is done twice (the split goes on
+    where it stopped while the pile holds still), and the cards are those read all at once."""
+    import vision.detect
+    import vision.scan
+
+    steps: list[int] = []  # per split begun: its steps, in the frame each was done in
+    real = vision.detect.split_steps
+
+    def counted(*args, **kwargs):
+        done = []
+        steps.append(done)
+        inner = real(*args, **kwargs)
+        try:
+            while True:
+                next(inner)
+                done.append(frame_count[0])
+                yield
+        except StopIteration as finished:
+            return finished.value
+
+    frame_count = [0]
+    monkeypatch.setattr(vision.detect, "split_steps", counted)
+    reference = CountingReader(templates)
+    whole = first_sight(Observer(LAYOUT, reference, budget=None), reference)[0][-1]
+    steps.clear()
+    reader = CountingReader(templates)
+    observer = Observer(LAYOUT, reader, budget=1)  # type: ignore[arg-type]
+    original = observer.observe
+
+    def observe(frame):
+        frame_count[0] += 1
+        return original(frame)
+
+    observer.observe = observe  # type: ignore[method-assign]
+    seen, _ = first_sight(observer, reader)
+    assert not observer.waiting and cards(seen[-1]) == cards(whole)
+    piles = [s for s in steps if s]
+    assert piles, "the centre's two cards are a pile: they are split"
+    most = round(1 / vision.scan._STEP_UNITS)  # steps a budget of one unit pays for
+    for done in piles:
+        assert max(done.count(f) for f in done) <= most
+    assert any(len(done) > 1 for done in piles)  # a split that went on across frames ...
+    assert len(piles) == len({tuple(d) for d in piles})  # ... each begun once, its steps not redone
+
+
+def test_a_hand_over_one_marker_keeps_the_mat_without_a_search_of_the_whole_frame():
+    """Three markers where they were (the fourth under a hand): the mat has not moved."""
+    from vision.mat import find_mat
+
+    view, _ = table()
+    frame = render(view, Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3), seed=0)[0]
+    pose = find_mat(frame, LAYOUT)
+    assert pose is not None and pose.markers_seen == 4
+    hidden = frame.copy()
+    corners = pose.to_frame(LAYOUT.marker_corners_mm()[0])
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 10
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 10
+    hidden[max(0, y0) : y1, max(0, x0) : x1] = (90, 120, 200)  # a hand's colour over marker 0
+    assert find_mat(hidden, LAYOUT, pose, whole=False) is pose
+    # The mat moved (the view of another table): not where it was, so the caller searches.
+    moved = tilted_view(np.random.default_rng(11), (1280, 720), "felt", LAYOUT)
+    elsewhere = render(moved, Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3), seed=0)[0]
+    assert find_mat(elsewhere, LAYOUT, pose, whole=False) is None
+    assert find_mat(elsewhere, LAYOUT, pose) is not None
+
+
+def test_a_frame_that_makes_its_paper_mask_leaves_the_rest_of_the_work_to_still_frames(templates):
+    """The paper mask of a changed frame costs two of the budget's units: while something moves
+    (a hand at the table's edge), a frame reads at most one card, and the cards put down are all
+    read in the end, the same as all at once."""
+    from dataclasses import replace
+
+    from simulators.camera import Arm
+
+    reference = CountingReader(templates)
+    whole = first_sight(Observer(LAYOUT, reference, budget=None), reference)[0][-1]
+    view, scene = table()
+    reader = CountingReader(templates)
+    observer = Observer(LAYOUT, reader, budget=3)  # type: ignore[arg-type]
+    observer.observe(render(view, Scene(light_falloff=0.3, blur_sigma=0.6, noise_sigma=3), seed=0)[0])
+    observer.observe(render(view, scene, seed=1)[0])  # put down: a change, put off
+    moving = []
+    for i in range(4):  # a hand at the bottom left edge, a little further in each frame
+        arm = Arm((0.0, 720.0), (30.0 + 15 * i, 700.0 - 10 * i), 40)
+        reader.reads = 0
+        observer.observe(render(view, replace(scene, arms=(arm,)), seed=2 + i)[0])
+        moving.append(reader.reads)
+    assert max(moving) <= 1 and sum(moving) >= 2  # reading went on, a card a frame
+    for i in range(3 * FRAMES):
+        seen = observer.observe(render(view, scene, seed=10 + i)[0])
+        if not observer.waiting:
+            break
+    assert not observer.waiting and cards(seen) == cards(whole)

@@ -16,7 +16,7 @@ from simulators.card_faces import all_faces
 from simulators.scenes import random_glare, tilted_view
 from vision.classify import IndexTemplates
 from vision.detect import find_cards
-from vision.mat import MatLayout
+from vision.mat import MatLayout, find_mat, marker_parts
 from vision.observe import Observer
 from vision.scan import ReadMemo, Recognition, recognise
 
@@ -180,12 +180,22 @@ def test_the_mat_is_looked_for_only_when_its_markers_change(templates):
     arm = Arm((0.0, float(left[1]) + 60), (float(left[0]), float(left[1])), 50)
     observer.observe(render(view, replace(scene, arms=(arm,)), seed=2)[0])
     assert observer.markers_skipped == 1  # the hand is far from every marker
-    # The camera moved: the markers changed, the mat is found again, the cards stay on it.
+    # The camera moved: the markers are not where they were, so the whole frame is searched for
+    # them, one part per frame; the mat is found again, and the cards stay on it.
     moved = tilted_view(np.random.default_rng(7), (1280, 720), "felt", layout)
+    before = observer._pose
     observer.observe(render(moved, scene, seed=3)[0])  # (its new blobs are put off a frame)
     assert observer.markers_skipped == 1
-    seen = observer.observe(render(moved, scene, seed=4)[0])
-    assert observer.markers_skipped == 2  # found in the last frame, and unchanged since
+    for i in range(marker_parts((720, 1280))):
+        assert observer._pose is before  # not found until every part has been searched
+        observer.observe(render(moved, scene, seed=4 + i)[0])
+    assert observer._pose is not before
+    whole = find_mat(render(moved, scene, seed=4)[0], layout)
+    corners = np.array([[0.0, 0.0], [594.0, 420.0], [300.0, 100.0]])
+    assert np.abs(observer._pose.to_frame(corners) - whole.to_frame(corners)).max() < 1.0
+    found = observer._pose
+    seen = observer.observe(render(moved, scene, seed=20)[0])
+    assert observer._pose is found and observer._search is None  # found, and not looked for again
     assert sorted(str(o.card) for o in seen.cards) == ["7D", "QS"]
     for o in seen.cards:
         assert np.hypot(*np.subtract(o.centre_mm, centres[str(o.card)])) < 10
