@@ -49,11 +49,13 @@ _RED_ODDS, _BLACK_ODDS = 4.5, 6.5
 _PIP_SURE = 3.0  # a pip's log-odds (p 0.95) for its suit, to stand as a witness on its own
 _SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
 _LONE_SCORE = 0.75  # a card read from one corner only must match this well
+_LONE_SCORE_COUNTED = 0.7  # ... or this well, when its body shows exactly its pips (see read)
 _SURE_ALONE = 0.9  # a lone corner's confidence (rank >= 0.76 close, 0.96 sure) that needs no other witness
 ACCEPT = 0.5
 _SQUARE_3 = np.ones((3, 3), np.uint8)
 _SQUARE_9 = np.ones((9, 9), np.uint8)
 _BODY_INK = 60  # as vision.classify judges a body's ink (darkness over 2 x this)
+_BODY_INK_DARK = 160  # the second look at a body that ran together into one blob
 _RED, _BLACK = 0.5, 0.2  # redness over darkness of the ink: above is red, below is black
 
 
@@ -105,7 +107,7 @@ class GenericReader:
         first = max(corners, key=lambda c: sum(c.suit_odds if o.suit == c.suit else -o.suit_odds for o in corners))
         if len(corners) == 2:
             confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
-        elif first.score < _LONE_SCORE:
+        elif first.score < (_LONE_SCORE_COUNTED if body_visible else _LONE_SCORE):
             return CardRead(None, 0.0, f"one corner only, and not a close match: {first.rank}{first.suit}")
         else:
             confidence = 0.8 * first.confidence
@@ -119,9 +121,22 @@ class GenericReader:
             seen, pip = self._body(card, max(c.right for c in corners), identity)
             if _body_contradicts(identity, seen):
                 return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+        # A number card whose body shows exactly its pips, none as its rival would, with a top
+        # pip firmly of its suit: two witnesses besides the index, enough for a lone index that
+        # is tentative or a little less close (anglo's flat-topped 3, whose far corner blurs).
+        counted = (
+            number
+            and seen == expected_body(identity)
+            and not any(seen == _body_of_rank(r) for r in rivals)
+            and pip is not None
+            and pip >= _PIP_SURE
+        )
+        if len(corners) == 1 and first.score < _LONE_SCORE and not counted:
+            return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
         if rivals:
-            # A tentative rank: both corners read it, and the body tells it from its rival.
-            if len(corners) < 2 or not body_visible:
+            # A tentative rank: both corners read it (or the body counts it), and the body tells
+            # it from its rival.
+            if (len(corners) < 2 and not counted) or not body_visible:
                 return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
             if seen != expected_body(identity) or any(seen == _body_of_rank(r) for r in rivals):
                 return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
@@ -202,6 +217,13 @@ class GenericReader:
         n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
         seen = reading_of_blobs(stats[1:n], body.shape)
         number = not identity.is_joker and str(identity)[0] not in "JQK"
+        if seen == "picture" and number:
+            # Blurred, close pips (a 9's middle one) run together into one large blob: at darker
+            # ink only, they stand apart again; a picture does not then show a plain count.
+            n2, labels2, stats2, _ = cv2.connectedComponentsWithStats((body > _BODY_INK_DARK).astype(np.uint8))
+            second = reading_of_blobs(stats2[1:n2], body.shape)
+            if second.isdigit():
+                seen, labels, stats = second, labels2, stats2
         return seen, self._pip_odds(card[y0:y1, x0:x1], body, labels, stats, identity) if number else None
 
     def body_evidence(self, card: np.ndarray, identity: Card) -> tuple[str, float | None]:
