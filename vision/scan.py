@@ -17,7 +17,19 @@ import numpy as np
 
 from engine.cards import Card
 from vision.classify import CardRead, CardReader
-from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, Blob, CardQuad, Paper, find_blobs, paper, warp_card
+from vision.detect import (
+    CANONICAL_H,
+    CANONICAL_PAD,
+    CANONICAL_W,
+    MAX_PILE_CARDS,
+    MAX_PILE_SPAN,
+    Blob,
+    CardQuad,
+    Paper,
+    find_blobs,
+    paper,
+    warp_card,
+)
 
 log = logging.getLogger(__name__)
 
@@ -327,6 +339,7 @@ def recognise(
         if work.units is not None:
             assert card_size_px is not None
             card_area = card_size_px[0] * card_size_px[1]
+            card_reach = MAX_PILE_SPAN * max(card_size_px)  # a blob longer than this is no cards
 
             def order(blob: Blob) -> tuple[int, float]:
                 return (since.get(id(blob.outline), memo.frame), priority(blob) if priority else 0.0)
@@ -339,7 +352,9 @@ def recognise(
                 ]
                 # ... and the new blobs: finding their outlines, then reading them.
                 for k, blob in enumerate(todo):
-                    plan.append((order(blob), _cost(blob.area / (scale * scale * card_area)), k))
+                    span = max(blob.box[2] - blob.box[0], blob.box[3] - blob.box[1])
+                    cost = _cost(blob.area / (scale * scale * card_area)) if span <= card_reach else 0.0
+                    plan.append((order(blob), cost, k))
                 plan.sort(key=lambda p: (p[0], p[2]))
                 assert work.units is not None
                 committed, skip = work.spent, set()
@@ -441,8 +456,8 @@ def recognise(
 
 def _cost(cards: float) -> float:
     """The work units a new blob of this many cards' worth of area is expected to take."""
-    if cards < _NO_CARD:
-        return 0.0
+    if cards < _NO_CARD or cards > MAX_PILE_CARDS:
+        return 0.0  # no card to read, or not cards at all (see vision.detect.find_blobs)
     if cards < _SINGLE:
         return 1.0  # one read
     return (_SPLIT_UNITS + _PILE_READS) * round(cards)
