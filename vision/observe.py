@@ -31,12 +31,19 @@ _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on
 _PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
 # Work units (one outline read, ~2.5-3.5 ms at 1080p on the development machine with its warp) a
-# frame may spend on new cards and on the mat's markers and the paper mask (two units each), the
-# glance and busy zones (~3.5 ms) aside: it keeps a frame within 15 ms; a frame with more new
-# cards in view reads them over the next frames.
+# frame may spend on new cards and on the mat's markers and the paper mask (two units each) and a
+# changed frame's busy zones (one), the glance (~1.5 ms) aside: it keeps a frame within 15 ms; a
+# frame with more new cards in view reads them over the next frames.
 BUDGET = 3
 _MARKER_UNITS = 2  # looking for the mat's markers around where they were (~3.5 ms at 1080p)
 _MARKER_PART_UNITS = 1  # one part of a search of the whole frame for them (a sixth of it, with overlaps)
+# The busy zones of a changed frame (its top view, skin and motion: ~2-2.5 ms at 1080p): with the
+# paper mask's two units they fill the budget, so a frame with a hand moving reads no card ...
+_BUSY_UNITS = 1
+# ... unless this many frames in a row before it left work waiting without any card work done:
+# then the busy zones are not charged, and one read fits (every card's turn comes, a hand moving
+# for long or not).
+_STARVED = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +94,7 @@ class Observer:
         self._skin_seen: tuple[MatPose, np.ndarray, frozenset[str]] | None = None
         self._paper_glance: np.ndarray | None = None  # the glance of the frame the card pixels were found in
         self._putting_off = 0  # frames in a row that put a changing blob off
+        self._starved = 0  # frames in a row that left work waiting and did no card work
         # The glance when the mat was last found, and where its four markers lie in it: while
         # they look the same, the mat has not moved and its markers need not be looked for.
         self._mat_glance: tuple[np.ndarray, list[tuple[slice, slice]]] | None = None
@@ -146,14 +154,22 @@ class Observer:
         if pose is not self._pose:
             self._cards = None  # the cards' mat positions were computed through the old pose
             still = False
+        # The busy zones first: a card in zones with a hand or motion over them is not read in this
+        # frame (the tracker ignores those zones), but once they are quiet. Not through a pose
+        # new in this frame: its top view is compared with one seen through the old pose.
+        moved = pose is not self._pose
+        busy, looked = self._busy_zones(frame, pose, glance)
         self._pose = pose
+        if looked and not starting and self._starved < _STARVED:
+            spent += _BUSY_UNITS
         if still and self._cards is not None:
             self.reused += 1
             cards = self._cards
         else:
-            cards = self._find_cards(frame, pose, glance, previous, spent, half, starting)
+            skip = None if starting or moved or not busy or self.budget is None else self._under(pose, busy)
+            cards = self._find_cards(frame, pose, glance, previous, spent, half, starting, skip)
             self._cards, self._glance = cards, glance
-        busy = self._busy_zones(frame, pose, glance)
+            self._starved = self._starved + 1 if self.memo.waiting and not self.memo.card_work else 0
         if self.memo.waiting:
             # A zone with a blob whose work waits may hold a card not read yet: it is busy, so that
             # the tracker neither counts it empty nor settles a card there meanwhile.
@@ -182,6 +198,19 @@ class Observer:
                 if zone is not None:
                     names.add(zone.name)
         return frozenset(names)
+
+    def _under(self, pose: MatPose, busy: frozenset[str]) -> Callable[[Blob], bool]:
+        """Whether a blob lies in busy zones only (outline and centre; outside every zone: no)."""
+
+        def under(blob: Blob) -> bool:
+            points = blob.outline[:: max(1, len(blob.outline) // 32)]
+            for x, y in pose.to_mat(np.vstack([points, blob.outline.mean(axis=0, keepdims=True)])):
+                zone = self.layout.zone_at(float(x), float(y))
+                if zone is None or zone.name not in busy:
+                    return False
+            return True
+
+        return under
 
     def _priority(self, pose: MatPose) -> Callable[[Blob], float]:
         """A blob's distance from the nearest seat zone (mat mm; 0 inside one): plays come first."""
@@ -222,6 +251,7 @@ class Observer:
         spent: float = 0.0,
         half: np.ndarray | None = None,
         whole: bool = False,
+        skip: Callable[[Blob], bool] | None = None,
     ) -> tuple[Observed, ...]:
         centre = (frame.shape[1] / 2, frame.shape[0] / 2)
         scale = pose.px_per_mm(centre)
@@ -250,6 +280,7 @@ class Observer:
             spent,
             unchanged,
             half,
+            skip,
         )
         self._putting_off = self._putting_off + 1 if self.memo.put_off > before else 0
         cards = []
@@ -259,12 +290,13 @@ class Observer:
             cards.append(Observed(rec.card, rec.confidence, (float(x), float(y)), zone.name if zone else None))
         return tuple(cards)
 
-    def _busy_zones(self, frame: np.ndarray, pose: MatPose, glance: np.ndarray) -> frozenset[str]:
+    def _busy_zones(self, frame: np.ndarray, pose: MatPose, glance: np.ndarray) -> tuple[frozenset[str], bool]:
+        """The busy zones, and whether they were looked at afresh (False: an unchanged frame's)."""
         # A frame unchanged (within camera noise) since the one the zones were last looked at in
         # has no motion, and a hand in it is where it was.
         last = self._skin_seen
         if last is not None and last[0] is pose and _unchanged(glance, last[1]):
-            return last[2]
+            return last[2], False
         size = (round(self.layout.width_mm * _TOP_PX_PER_MM), round(self.layout.height_mm * _TOP_PX_PER_MM))
         to_top = np.diag([_TOP_PX_PER_MM, _TOP_PX_PER_MM, 1.0]) @ pose.frame_to_mat
         top = cv2.warpPerspective(frame, to_top, size, flags=cv2.INTER_AREA)
@@ -280,7 +312,7 @@ class Observer:
             if moving[y0:y1, x0:x1].mean() > _MOVING_SHARE:
                 busy.add(zone.name)
         self._skin_seen = (pose, glance, frozenset(hands))
-        return frozenset(busy | hands)
+        return frozenset(busy | hands), True
 
 
 def _glance(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -159,6 +159,8 @@ class ReadMemo:
         self._now_blobs: list[_KnownBlob] = []
         self.blobs_kept = 0
         self.put_off = 0
+        self.card_work = 0  # reads and split steps made in the last frame
+        self.skipped = 0  # blobs not worked on under a hand or motion (``skip``), all frames together
         self.frame = 0  # frames seen (the age of a waiting blob is counted in them)
         self.deferred = 0  # blobs left for a later frame by the work budget, all frames together
         # The blobs whose work the budget left for a later frame, in the last frame: outlines in
@@ -278,6 +280,7 @@ def recognise(
     spent: float = 0.0,
     unchanged: bool = False,
     half: np.ndarray | None = None,
+    skip: Callable[[Blob], bool] | None = None,
 ) -> list[Recognition]:
     """Every card outline in ``frame`` with its read; unknown reads of single cards are kept
     (``card`` None). Candidates split out of a pile count only when their index reads. With a
@@ -297,7 +300,11 @@ def recognise(
     frame (unless the frame ``spent`` some already, or computed its mask) is always done, so
     every blob's turn comes in the next still frame. A frame
     ``unchanged`` since the previous call (within camera noise) reuses its card pixels; ``half``
-    is the frame halved (``INTER_AREA``), if the caller has it (:func:`vision.detect.paper`)."""
+    is the frame halved (``INTER_AREA``), if the caller has it (:func:`vision.detect.paper`).
+
+    A blob for which ``skip`` says yes (the observer: it lies in zones with a hand or motion over
+    them, which the tracker ignores) is not worked on in this frame unless its cards hold as they
+    are: it yields no card, costs nothing, and is worked on in a later frame without it."""
     memo = memo or ReadMemo()
     memo.next_frame()
     known = None
@@ -305,6 +312,7 @@ def recognise(
     split = None
     held: dict[int, tuple[_KnownBlob, bool]] = {}
     put_off: set[int] = set()
+    skipped: set[int] = set()  # blobs under a hand or motion (``skip``), not worked on this frame
     deferred: set[int] = set()  # blobs left undetected by the budget this frame
     resumed: dict[int, Generator[None, None, list[np.ndarray]]] = {}  # piles' splits begun before
     splitting: dict[int, Generator[None, None, list[np.ndarray]]] = {}  # ... and left unfinished now
@@ -331,6 +339,9 @@ def recognise(
             if match is not None:
                 held[key] = match
                 return match[0].blob.quads
+            if skip is not None and skip(blob):
+                skipped.add(key)
+                return ()
             if previous is not None and _moving(blob, glance, previous):
                 put_off.add(key)
                 return ()
@@ -357,7 +368,7 @@ def recognise(
                     plan.append((order(blob), cost, k))
                 plan.sort(key=lambda p: (p[0], p[2]))
                 assert work.units is not None
-                committed, skip = work.spent, set()
+                committed, later = work.spent, set()
                 for i, (key, cost, k) in enumerate(plan):
                     if k < 0:
                         committed += cost
@@ -367,13 +378,13 @@ def recognise(
                     # work planned before it leaves (its reads are paid for as they are made).
                     pile = blob.area / (scale * scale * card_area) >= _SINGLE
                     if (i > 0 or work.worked) and committed + (min(cost, 1.0) if pile else cost) > work.units:
-                        skip.add(k)
+                        later.add(k)
                         deferred.add(id(blob.outline))
                         continue
                     allowed[id(blob.outline)] = work.units - committed  # a split's share, if it is one
                     committed += cost
                     rank[id(blob.outline)] = key
-                return skip
+                return later
 
             def split(  # type: ignore[no-redef]
                 blob: Blob, start: Callable[[], Generator[None, None, list[np.ndarray]]]
@@ -422,6 +433,13 @@ def recognise(
             memo.put_off += 1
             changed.append(blob.box)
             continue
+        if key in skipped or (key in held and skip is not None and skip(blob)):
+            # Its cards would be read again (it changed, or one read unknown), or found: the hand
+            # over it leaves first (the tracker ignores its zones meanwhile).
+            memo.skipped += 1
+            memo.waiting.append(blob.outline)  # work left for later: its zones stay busy
+            changed.append(blob.box)
+            continue
         if key in deferred or key in splitting:
             memo.deferred += 1
             memo.waiting.append(blob.outline)
@@ -451,6 +469,7 @@ def recognise(
     # What lay where a blob changed is remembered still: when the hand has gone and the glance
     # there is back to what it was, those cards hold again without being worked on.
     memo.remember_under(changed)
+    memo.card_work = work.reads + work.steps
     return _one_per_card(found)
 
 

@@ -176,3 +176,25 @@ def test_a_card_left_unread_is_read_again_on_the_next_identical_frame():
     assert [o.card for o in again.cards] == [Card.from_str("9D")]
     once_more = observer.observe(frame.copy())  # read now: the still frame is answered from before
     assert [o.card for o in once_more.cards] == [Card.from_str("9D")] and observer.reused == 1
+
+
+def test_a_card_left_unread_under_a_hand_waits_for_the_hand_to_leave(monkeypatch):
+    """A card whose zone has a hand over it is not read again until the zone is quiet (the tracker
+    ignores that zone meanwhile): no read, no card, the zone busy; then read once it has left."""
+    scene = _scene(5)
+    scene.put_down(2, Card.from_str("9D"))
+    frame, _ = render(scene.view, scene.scene_at(10.0))
+    reader = FirstLookFails()
+    observer = Observer(LAYOUT, reader)  # type: ignore[arg-type]
+    first = observer.observe(frame)
+    assert [o.card for o in first.cards] == [None] and reader.calls == 1
+    zone = first.cards[0].zone
+    assert zone is not None
+    quiet = observer._busy_zones
+    monkeypatch.setattr(observer, "_busy_zones", lambda *a: (quiet(*a)[0] | {zone}, True))  # a hand over it
+    for _ in range(3):
+        held = observer.observe(frame.copy())
+        assert held.cards == () and zone in held.busy and reader.calls == 1
+    monkeypatch.setattr(observer, "_busy_zones", quiet)  # the hand has gone
+    again = observer.observe(frame.copy())
+    assert [o.card for o in again.cards] == [Card.from_str("9D")] and reader.calls == 2
