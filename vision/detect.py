@@ -23,7 +23,7 @@ from fractions import Fraction
 import cv2
 import numpy as np
 
-from vision.outline import refine_to_edges
+from vision.outline import corners_where_sides_meet, refine_to_edges
 
 CARD_ASPECT = 63.5 / 88.9  # width over height of a poker-size card
 CANONICAL_W = 200
@@ -245,17 +245,8 @@ def _sharp_corners(quad: np.ndarray, outline: np.ndarray, partial: bool = False)
             continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
-    out = []
-    for i in range(4):
-        (p, u), (q, v) = lines[i - 1], lines[i]
-        # p + s u = q + r v, solved by Cramer's rule (a 2x2 system: np.linalg costs more to call)
-        det = float(v[0]) * float(u[1]) - float(u[0]) * float(v[1])
-        if abs(det) < 1e-6:
-            return quad
-        d = q - p
-        s = (float(v[0]) * float(d[1]) - float(d[0]) * float(v[1])) / det
-        out.append(p + np.result_type(u, v).type(s) * u)
-    return np.array(out)
+    met = corners_where_sides_meet(lines)
+    return quad if met is None else met
 
 
 def _corner_hypotheses(contour: np.ndarray, size: tuple[float, float]) -> list[np.ndarray]:

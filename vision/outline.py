@@ -46,20 +46,30 @@ def refine_to_edges(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
         if float(n @ ((a + b) / 2 - centre)) < 0:
             n = -n  # outward
         lines.append((a + _edge_shift(grey, a, b, n) * n, u))
-    out = []
-    for i in range(4):
-        (p, u), (q, v) = lines[i - 1], lines[i]
-        det = float(v[0]) * float(u[1]) - float(u[0]) * float(v[1])
-        if abs(det) < 1e-6:
-            return corners
-        d = q - p
-        s = (float(v[0]) * float(d[1]) - float(d[0]) * float(v[1])) / det
-        out.append(p + s * u)
-    refined = np.array(out) + np.array([x0, y0], np.float64)
+    met = corners_where_sides_meet(lines)
+    if met is None:
+        return corners
+    refined = met + np.array([x0, y0], np.float64)
     # A side moves a few pixels at most: anything more is not this card's edge.
     if np.max(np.linalg.norm(refined - corners, axis=1)) > 2 * _OFFSETS[-1]:
         return corners
     return refined
+
+
+def corners_where_sides_meet(lines: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
+    """The four corners where each side's line (a point and a direction) meets the one before
+    it; None when two neighbouring sides run parallel."""
+    out = []
+    for i in range(4):
+        (p, u), (q, v) = lines[i - 1], lines[i]
+        # p + s u = q + r v, solved by Cramer's rule (a 2x2 system: np.linalg costs more to call)
+        det = float(v[0]) * float(u[1]) - float(u[0]) * float(v[1])
+        if abs(det) < 1e-6:
+            return None
+        d = q - p
+        s = (float(v[0]) * float(d[1]) - float(d[0]) * float(v[1])) / det
+        out.append(p + np.result_type(u, v).type(s) * u)
+    return np.array(out)
 
 
 def _edge_shift(grey: np.ndarray, a: np.ndarray, b: np.ndarray, n: np.ndarray) -> float:
