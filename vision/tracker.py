@@ -12,6 +12,12 @@ cards (a double pack) in two zones are two tracks apart by position, and their e
 order they settled. The trick is cleared (:class:`TrickCleared`) when every seat zone has been
 seen empty and quiet for ``clear_frames`` frames after at least one card was played.
 
+Plays come out in the order the cards were put down, not the order they were read: a card that
+settles while another seat's zone still holds a card put down before it but not yet read (a
+glare, a blur, a reader unsure of it) waits for that one. Otherwise the referee would hear a
+later seat first and refuse its card as out of turn: a false accusation for a misread. The wait
+ends when the earlier card is read and played, when it goes, or after ``max_hold_frames``.
+
 A card the referee refused (played out of turn, or a revoke under the revoke policy ``reject``) is
 *withdrawn*: its seat may play another card in the same trick, and the refused card, while it lies
 there, never counts again; put down again (it moved), it is a new play.
@@ -59,6 +65,7 @@ class TrackerSettings:
     still_mm: float = 4.0  # a card moving less than this between frames is still
     same_card_mm: float = 25.0  # a read this close to a track, of the same card, continues it
     min_confidence: float = 0.5
+    max_hold_frames: int = 100  # a play waits at most this long for an earlier card to be read
 
 
 @dataclass(slots=True)
@@ -69,6 +76,7 @@ class _Track:
     streak: int = 1
     missed: int = 0
     refused: bool = False  # withdrawn by the referee: never settles again unless it moves
+    since: int = 0  # the frame it was first seen (read) there
 
 
 @dataclass(slots=True)
@@ -90,13 +98,16 @@ class Tracker:
         self.settings = settings or TrackerSettings()
         self._tracks: list[_Track] = []
         self._trick = _Trick()
+        # Zones without a play that hold a card not read yet: since when, and when last seen so.
+        self._unread: dict[str, tuple[int, int]] = {}
 
     def update(self, obs: FrameObservation, allowed: dict[str, set[Card]] | None = None) -> list[Event]:
         if not obs.mat_found:
             return []  # no mat, no zones: the frame says nothing, and breaks no streak
         seen = [o for o in obs.cards if o.zone in self.seat_zones]
         reads = [o for o in seen if self._usable(o, obs, allowed)]
-        self._follow(reads, obs.busy)
+        self._follow(reads, obs.busy, obs.index)
+        self._note_unread(seen, obs)
         events: list[Event] = self._settle(obs.index)
         cleared = self._check_cleared(obs, seen)
         if cleared is not None:
@@ -125,14 +136,47 @@ class Tracker:
             return False
         return allowed is None or o.zone is None or o.card in allowed.get(o.zone, {o.card})
 
-    def _follow(self, reads: list[Observed], busy: frozenset[str]) -> None:
+    def _note_unread(self, seen: list[Observed], obs: FrameObservation) -> None:
+        """Remember the zones without a play that hold a card not read yet (seen there as a card
+        whose identity is unknown or unsure), from the frame it was first seen. A zone stays so
+        while its card is seen unread, or read but not yet settled, or hidden under a hand; it is
+        forgotten when it plays or when nothing has been seen there for a while."""
+        for o in seen:
+            if o.zone is None or o.zone in self._trick.played:
+                continue
+            if o.card is None or o.confidence < self.settings.min_confidence:
+                first, _ = self._unread.get(o.zone, (obs.index, obs.index))
+                self._unread[o.zone] = (first, obs.index)
+        for zone, (first, last) in list(self._unread.items()):
+            pending = any(t.zone == zone and not t.refused for t in self._tracks)
+            if zone in self._trick.played:
+                del self._unread[zone]
+            elif pending or zone in obs.busy:
+                self._unread[zone] = (first, obs.index)
+            elif obs.index - last > 2 * self.settings.stable_frames:
+                del self._unread[zone]  # it went (or was never a card)
+
+    def _appeared(self, track: _Track) -> int:
+        """The frame a track's card was first seen in its zone, read or not."""
+        first, _ = self._unread.get(track.zone, (track.since, track.since))
+        return min(first, track.since)
+
+    def _waits(self, track: _Track, frame: int) -> bool:
+        """Whether a card put down earlier in another zone, not read yet, must play first."""
+        appeared = self._appeared(track)
+        return any(
+            zone != track.zone and first < appeared and frame - first <= self.settings.max_hold_frames
+            for zone, (first, _) in self._unread.items()
+        )
+
+    def _follow(self, reads: list[Observed], busy: frozenset[str], frame: int) -> None:
         s = self.settings
         matched: set[int] = set()
         for o in reads:
             assert o.card is not None and o.zone is not None
             track = self._nearest(o, matched)
             if track is None:
-                self._tracks.append(_Track(o.card, o.zone, o.centre_mm))
+                self._tracks.append(_Track(o.card, o.zone, o.centre_mm, since=frame))
                 matched.add(id(self._tracks[-1]))
                 continue
             matched.add(id(track))
@@ -158,9 +202,11 @@ class Tracker:
 
     def _settle(self, frame: int) -> list[Event]:
         events: list[Event] = []
-        for track in self._tracks:
+        for track in sorted(self._tracks, key=self._appeared):
             if track.streak < self.settings.stable_frames or track.refused:
                 continue
+            if track.zone not in self._trick.played and self._waits(track, frame):
+                continue  # an earlier card elsewhere is not read yet: it plays first
             held = self._trick.played.get(track.zone)
             if held is not None and self._trick.complete and not self._lies_there(held):
                 events.append(self._new_trick(frame))
@@ -168,6 +214,7 @@ class Tracker:
             if held is None:
                 event = CardPlayed(track.zone, track.card, frame, track.centre_mm)
                 self._trick.played[track.zone] = event
+                self._unread.pop(track.zone, None)  # read and played: it holds nothing back now
                 events.append(event)
                 log.info("%s played in %s (frame %d)", track.card, track.zone, frame)
             elif held.card != track.card or _distance(held.centre_mm, track.centre_mm) > self.settings.same_card_mm:
@@ -186,6 +233,7 @@ class Tracker:
     def _new_trick(self, frame: int) -> TrickCleared:
         order = sorted(self._trick.played.values(), key=lambda e: e.frame)
         self._trick = _Trick()
+        self._unread = {}
         log.info("trick cleared (frame %d): the next trick began before the mat was seen clear", frame)
         return TrickCleared(frame, tuple(e.card for e in order))
 
@@ -201,5 +249,6 @@ class Tracker:
         order = sorted(trick.played.values(), key=lambda e: e.frame)
         self._trick = _Trick()
         self._tracks = []
+        self._unread = {}
         log.info("trick cleared (frame %d)", obs.index)
         return TrickCleared(obs.index, tuple(e.card for e in order))

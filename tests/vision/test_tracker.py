@@ -210,3 +210,37 @@ def test_whole_tricks_on_every_table_read_out_of_the_box(deck):
             events += tracker.update(observer.observe(frame))
         assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), (table, events)
         assert events[-1] == TrickCleared(events[-1].frame, tuple(plays)), table
+
+
+def test_plays_come_in_the_order_the_cards_were_put_down_not_the_order_they_were_read():
+    # Seat 1 puts its card down first, but it is not read for six frames (glare); seat 2's card
+    # reads at once. Told seat 2 first, the referee would refuse it as out of turn: a false
+    # accusation. Seat 2's play waits for seat 1's.
+    one, two = (297.0, 350.0), (100.0, 215.0)
+    stream = [obs(i, (None, "seat 1", one)) for i in range(2)]
+    stream += [obs(i, (None, "seat 1", one), ("7C", "seat 2", two)) for i in range(2, 8)]
+    stream += [obs(i, ("QS", "seat 1", one), ("7C", "seat 2", two)) for i in range(8, 12)]
+    events = feed(stream)
+    assert [(e.seat, str(e.card)) for e in events] == [("seat 1", "QS"), ("seat 2", "7C")]
+    assert events[0].frame == events[1].frame == 10
+
+
+def test_a_play_waits_for_an_unread_card_no_longer_than_it_must():
+    one, two = (297.0, 350.0), (100.0, 215.0)
+    # The unread card is taken away: the wait ends a few frames later.
+    stream = [obs(0, (None, "seat 1", one))]
+    stream += [obs(i, (None, "seat 1", one), ("7C", "seat 2", two)) for i in range(1, 4)]
+    stream += [obs(i, ("7C", "seat 2", two)) for i in range(4, 14)]
+    events = feed(stream)
+    assert [(e.seat, str(e.card)) for e in events] == [("seat 2", "7C")]
+    assert events[0].frame == 10  # the unread card last seen in frame 3, forgotten after 2 x 3 frames
+    # A card that never reads (not a card at all, say) holds the play for max_hold_frames at most.
+    tracker = Tracker(SEATS, TrackerSettings(stable_frames=3, clear_frames=3, max_hold_frames=20))
+    stream = [obs(0, (None, "seat 1", one))]
+    stream += [obs(i, (None, "seat 1", one), ("7C", "seat 2", two)) for i in range(1, 30)]
+    events = [e for o in stream for e in tracker.update(o)]
+    assert [(e.seat, str(e.card), e.frame) for e in events] == [("seat 2", "7C", 21)]
+    # A card put down after the played one holds nothing back.
+    later = [obs(i, ("7C", "seat 2", two)) for i in range(3)]
+    later += [obs(i, ("7C", "seat 2", two), (None, "seat 3", (297.0, 80.0))) for i in range(3, 6)]
+    assert [e.frame for e in feed(later)] == [2]
