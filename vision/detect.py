@@ -33,8 +33,6 @@ CANONICAL_PAD = 10
 WORK_WIDTH = 960  # segmentation runs at most this wide: cards stay 40+ px, the mask costs 1/4
 _BRIGHTER = 1.12  # card paper over the local table brightness
 _MAX_SATURATION = 70
-MAX_PILE_CARDS = 16  # cards' worth of area: a blob of card pixels larger than this is no cards,
-MAX_PILE_SPAN = 5  # ... nor one longer or wider than this many cards' long sides
 _MIN_FILL = 0.88
 _MIN_SUPPORT = 0.6
 _SAME_QUAD = 1.5  # work pixels: candidates closer than this at every corner are one
@@ -583,14 +581,7 @@ def find_blobs(
         work_size = (size[0] * scale, size[1] * scale)
         # A pile holds at least one card's worth of paper; smaller blobs (the markers' white
         # frames, a corner of a card at the frame's edge) have no card to split out.
-        # Nor does a blob larger than any trick: a pale table, or the mat's paper, taken for card
-        # pixels as the light changes.
-        card_area, reach = work_size[0] * work_size[1], MAX_PILE_SPAN * work_size[1]
-        clusters = [
-            i
-            for i in clusters
-            if 0.8 * card_area <= blobs[i].area <= MAX_PILE_CARDS * card_area and max(blobs[i].work_box[2:]) <= reach
-        ]
+        clusters = [i for i in clusters if blobs[i].area >= 0.8 * work_size[0] * work_size[1]]
         if clusters and split is None:
             edges = _edges(frame, scale, [contours[i] for i in clusters])  # only piles need them
             for i in clusters:

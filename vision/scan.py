@@ -21,8 +21,6 @@ from vision.detect import (
     CANONICAL_H,
     CANONICAL_PAD,
     CANONICAL_W,
-    MAX_PILE_CARDS,
-    MAX_PILE_SPAN,
     Blob,
     CardQuad,
     Paper,
@@ -75,6 +73,9 @@ _PILE_READS = 2.0  # reads a pile takes per card's worth of its area (candidates
 _STEP_UNITS = 0.5  # one step of a pile's split (vision.detect.split_steps: 0.5-2 ms at 1080p)
 _PAPER_UNITS = 2.0  # the paper mask of a changed frame (~5.5 ms at 1080p, ~7 at 720p)
 _SINGLE = 1.35  # cards' worth of area below which a blob is taken for one card (one read)
+# A blob longer or wider than this many cards' long sides is larger than any trick: its work
+# comes after every other blob's.
+_HUGE_SPAN = 5
 _NO_CARD = 0.6  # ... and below which it holds no card to read (a marker's frame, a cut-off corner)
 
 
@@ -350,10 +351,14 @@ def recognise(
         if work.units is not None:
             assert card_size_px is not None
             card_area = card_size_px[0] * card_size_px[1]
-            card_reach = MAX_PILE_SPAN * max(card_size_px)  # a blob longer than this is no cards
+            card_reach = _HUGE_SPAN * max(card_size_px)
 
-            def order(blob: Blob) -> tuple[int, float]:
-                return (since.get(id(blob.outline), memo.frame), priority(blob) if priority else 0.0)
+            def order(blob: Blob) -> tuple[bool, int, float]:
+                # A blob larger than any trick (a pale table or the mat's paper taken for card
+                # pixels, with the cards on it) comes last: it must not use up the budget that
+                # the cards just put down need; the oldest waiting first, then nearest a seat.
+                span = max(blob.box[2] - blob.box[0], blob.box[3] - blob.box[1])
+                return (span > card_reach, since.get(id(blob.outline), memo.frame), priority(blob) if priority else 0.0)
 
             def triage(todo: list[Blob], scale: float) -> set[int]:
                 # What the blobs held with reads still to make will ask for, oldest first ...
@@ -363,9 +368,7 @@ def recognise(
                 ]
                 # ... and the new blobs: finding their outlines, then reading them.
                 for k, blob in enumerate(todo):
-                    span = max(blob.box[2] - blob.box[0], blob.box[3] - blob.box[1])
-                    cost = _cost(blob.area / (scale * scale * card_area)) if span <= card_reach else 0.0
-                    plan.append((order(blob), cost, k))
+                    plan.append((order(blob), _cost(blob.area / (scale * scale * card_area)), k))
                 plan.sort(key=lambda p: (p[0], p[2]))
                 assert work.units is not None
                 committed, later = work.spent, set()
@@ -475,8 +478,8 @@ def recognise(
 
 def _cost(cards: float) -> float:
     """The work units a new blob of this many cards' worth of area is expected to take."""
-    if cards < _NO_CARD or cards > MAX_PILE_CARDS:
-        return 0.0  # no card to read, or not cards at all (see vision.detect.find_blobs)
+    if cards < _NO_CARD:
+        return 0.0
     if cards < _SINGLE:
         return 1.0  # one read
     return (_SPLIT_UNITS + _PILE_READS) * round(cards)
