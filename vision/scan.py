@@ -319,7 +319,7 @@ def recognise(
     splitting: dict[int, Generator[None, None, list[np.ndarray]]] = {}  # ... and left unfinished now
     allowed: dict[int, float] = {}  # the units a pile's split may spend this frame
     since: dict[int, int] = {}  # when each blob waiting for work began to wait
-    rank: dict[int, tuple[int, float]] = {}  # the order blobs are worked on in, under a budget
+    rank: dict[int, tuple[bool, int, float]] = {}  # the order blobs are worked on in, under a budget
     changed: list[tuple[int, int, int, int]] = []  # boxes of the blobs not as they were
     work = _Work(None if budget is None or glance is None or card_size_px is None else budget, spent)
     # Work done elsewhere in this frame (the mat's markers) counts as its first piece of work, and
@@ -353,22 +353,23 @@ def recognise(
             card_area = card_size_px[0] * card_size_px[1]
             card_reach = _HUGE_SPAN * max(card_size_px)
 
-            def order(blob: Blob) -> tuple[bool, int, float]:
+            def order(blob: Blob, new: int) -> tuple[bool, int, float]:
                 # A blob larger than any trick (a pale table or the mat's paper taken for card
                 # pixels, with the cards on it) comes last: it must not use up the budget that
-                # the cards just put down need; the oldest waiting first, then nearest a seat.
+                # the cards just put down need; then the oldest waiting first (a blob not waiting
+                # counts as waiting since ``new``), then nearest a seat.
                 span = max(blob.box[2] - blob.box[0], blob.box[3] - blob.box[1])
-                return (span > card_reach, since.get(id(blob.outline), memo.frame), priority(blob) if priority else 0.0)
+                return (span > card_reach, since.get(id(blob.outline), new), priority(blob) if priority else 0.0)
 
             def triage(todo: list[Blob], scale: float) -> set[int]:
                 # What the blobs held with reads still to make will ask for, oldest first ...
                 plan = [
-                    (order(blob), held_reads(old), -1)
+                    (order(blob, memo.frame), held_reads(old), -1)
                     for blob, old in ((h[0].blob, h[0]) for h in held.values() if h[1] and h[0].waiting is not None)
                 ]
                 # ... and the new blobs: finding their outlines, then reading them.
                 for k, blob in enumerate(todo):
-                    plan.append((order(blob), _cost(blob.area / (scale * scale * card_area)), k))
+                    plan.append((order(blob, memo.frame), _cost(blob.area / (scale * scale * card_area)), k))
                 plan.sort(key=lambda p: (p[0], p[2]))
                 assert work.units is not None
                 committed, later = work.spent, set()
@@ -421,8 +422,8 @@ def recognise(
     if work.units is not None:  # the oldest waiting first, then the others by priority
         for blob in blobs:
             if id(blob.outline) in held and id(blob.outline) not in rank:
-                rank[id(blob.outline)] = (since.get(id(blob.outline), -1), priority(blob) if priority else 0.0)
-        blobs = sorted(blobs, key=lambda b: rank.get(id(b.outline), (-1, 0.0)))
+                rank[id(blob.outline)] = order(blob, -1)
+        blobs = sorted(blobs, key=lambda b: rank.get(id(b.outline), (False, -1, 0.0)))
     for blob in blobs:
         key = id(blob.outline)
         old, still = held.get(key, (None, False))
