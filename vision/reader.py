@@ -369,27 +369,19 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
 
 
 # A lone index with its body hidden (a card under others) stands only this sure and close.
-_LONE_HIDDEN: tuple[float, float] | None = (0.9, 0.78)
+_LONE_HIDDEN = (0.9, 0.78)
+_LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, by itself
 # A lone index with the body hidden that lies against the outline's edge may be a fragment of a
 # neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
 # sure, which in a pile needs another outline to read the same card (vision.scan._SURE is 0.7).
 _LONE_INSET, _AGAINST_THE_EDGE = 2, 0.65
-_LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these
 
 
 def _clear_alone(corner: CornerRead) -> bool:
-    """A lone index with its body hidden that may stand on its own: sure of its rank, a close
-    match, and by itself as sure of its suit as a whole card's evidence must be."""
-    if _LONE_HIDDEN is None:
-        return False
+    """A lone index with its body hidden that may stand on its own: sure of its rank and a close
+    match (its suit must then be sure by itself: ``_LONE_ODDS``, checked with the suit)."""
     confidence, score = _LONE_HIDDEN
-    odds = _LONE_ODDS[0] if corner.red else _LONE_ODDS[1]
-    return (
-        not corner.rival
-        and corner.confidence >= confidence
-        and corner.score >= score
-        and (corner.rank == "JK" or corner.suit_odds >= odds)
-    )
+    return not corner.rival and corner.confidence >= confidence and corner.score >= score
 
 
 def _log_odds(p: float) -> float:
