@@ -14,7 +14,8 @@ Accuracy: seeded scenes (three tables, glare in every other scene, a fanned tric
 one card face down) per deck, precision (right identity over reported cards), recall (over
 face-up cards) and the confusions. Each design is scored with the *generic* reader (no deck's
 faces: what a user with an unknown deck sees, the default), and each Debian design also
-*enrolled* (templates from its own faces) and with the *project*'s own templates.
+*enrolled* (its own faces' templates, with the generic reader for what they leave unknown:
+:class:`vision.enrolled.EnrolledReader`) and with the *project*'s own templates alone.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from simulators.card_faces import all_faces
 from simulators.scenes import SceneStyle, random_arm, random_scene, tilted_view
 from vision.classify import CardRead, CardReader, IndexTemplates
 from vision.decks import DECKS, deck_available, deck_faces
+from vision.enrolled import EnrolledReader
 from vision.mat import MatLayout
 from vision.observe import BUDGET, Observer
 from vision.reader import GenericReader
@@ -192,7 +194,7 @@ def accuracy_figures(count: int = 30, size: tuple[int, int] = (1280, 720), seed:
     project = IndexTemplates.from_faces(all_faces())
     generic = GenericReader()
     out = [
-        AccuracyFigure("project", "enrolled", size, _score(project, count, size, seed, None)),
+        AccuracyFigure("project", "enrolled", size, _score(EnrolledReader(project, generic), count, size, seed, None)),
         AccuracyFigure("project", "generic", size, _score(generic, count, size, seed, None)),
     ]
     for name in DECKS:
@@ -200,9 +202,8 @@ def accuracy_figures(count: int = 30, size: tuple[int, int] = (1280, 720), seed:
             continue
         faces = deck_faces(name)
         deck = dict(faces)
-        out.append(
-            AccuracyFigure(name, "enrolled", size, _score(IndexTemplates.from_faces(faces), count, size, seed, deck))
-        )
+        enrolled = EnrolledReader(IndexTemplates.from_faces(faces), generic)
+        out.append(AccuracyFigure(name, "enrolled", size, _score(enrolled, count, size, seed, deck)))
         out.append(AccuracyFigure(name, "project", size, _score(project, count, size, seed, deck)))
         out.append(AccuracyFigure(name, "generic", size, _score(generic, count, size, seed, deck)))
     return out

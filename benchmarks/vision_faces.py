@@ -134,11 +134,13 @@ def reading_ms(read: Callable[[np.ndarray], CardRead], cards: list[np.ndarray], 
 
 
 def main(rounds: int = 5, seed: int = 0) -> None:
-    """Per design: precision, recall and confusions on single seen faces, for the generic reader
-    and for the design's own templates, and the reading time per card."""
+    """Per design: precision, recall and confusions on single seen faces, for the generic reader,
+    the design's own templates alone, and the two as an enrolled deck's reader
+    (:class:`vision.enrolled.EnrolledReader`), and the reading time per card."""
     from simulators.card_faces import all_faces
     from vision.classify import IndexTemplates
     from vision.decks import DECKS, deck_available, deck_faces
+    from vision.enrolled import EnrolledReader
     from vision.reader import GenericReader
 
     generic = GenericReader()
@@ -147,7 +149,8 @@ def main(rounds: int = 5, seed: int = 0) -> None:
             continue
         faces = all_faces() if name == "project" else deck_faces(name)
         seen = list(seen_faces(faces, rounds, seed))
-        readers = {"generic": generic.read, "enrolled": IndexTemplates.from_faces(faces).read}
+        enrolled = EnrolledReader(IndexTemplates.from_faces(faces), generic)
+        readers = {"generic": generic.read, "templates": enrolled.templates.read, "enrolled": enrolled.read}
         for label, read in readers.items():
             score = FaceScore()
             for truth, image in seen:
@@ -155,7 +158,7 @@ def main(rounds: int = 5, seed: int = 0) -> None:
             ms = reading_ms(read, [image for _, image in seen[:54]])
             confusions = ", ".join(f"{t}->{r} x{n}" for (t, r), n in score.confusions.most_common(5)) or "-"
             print(
-                f"{name:16} {label:8} cards {score.cards:4}  precision {score.precision:.4f}  recall {score.recall:.4f}"
+                f"{name:16} {label:9} cards {score.cards:4}  precision {score.precision:.4f}  recall {score.recall:.4f}"
                 f"  wrong {score.wrong:3}  unknown {score.unknown:3}  {ms:.2f} ms/card  {confusions}"
             )
 

@@ -36,8 +36,8 @@ def vision_scan(
     deck: Annotated[
         str | None,
         typer.Option(
-            help="Read with one deck's own templates: project, kde:standard, kde:nicu-white, aisleriot:anglo, or an "
-            "enrolled deck's folder (default: the generic reader, any ordinary deck)."
+            help="Add one deck's own templates behind the generic reader: project, kde:standard, kde:nicu-white, "
+            "aisleriot:anglo, or an enrolled deck's folder (default: the generic reader alone, any ordinary deck)."
         ),
     ] = None,
 ) -> None:
@@ -65,7 +65,7 @@ def vision_watch(
     source: Annotated[str, typer.Argument(help="picamera2, uvc:N, file:VIDEO, folder:IMAGES, or sim (a demo trick).")],
     seats: Annotated[int, typer.Option(help="Seats on the mat: 4 or 6.")] = 4,
     size: Annotated[str, typer.Option(help="The mat's sheet: a2 or a3.")] = "a2",
-    deck: Annotated[str | None, typer.Option(help="One deck's own templates (see `vision scan`).")] = None,
+    deck: Annotated[str | None, typer.Option(help="Add one deck's own templates (see `vision scan`).")] = None,
     frames: Annotated[int | None, typer.Option(min=1, help="Stop after this many frames.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per event.")] = False,
 ) -> None:
@@ -124,7 +124,8 @@ def _open_camera(spec: str, layout: Any) -> Any:
 
 
 def _reader(deck: str | None) -> Any:
-    """The generic reader (no deck given), or a deck's own index templates (controller/readers.py)."""
+    """The generic reader (no deck given), or it with a deck's own index templates behind it
+    (controller/readers.py)."""
     from controller.readers import ReaderError, reader_for
 
     try:

@@ -1,5 +1,6 @@
 """Which card reader the camera uses: the generic one (any ordinary deck, out of the box) or a
-deck's own index templates (the project's faces, a Debian design, or an enrolled deck's folder)."""
+deck's own index templates with the generic reader behind them (the project's faces, a Debian
+design, or an enrolled deck's folder: :class:`vision.enrolled.EnrolledReader`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def reader_for(deck: str | None) -> Any:
     from vision.classify import IndexTemplates, TemplateError
     from vision.decks import DECKS, DeckError, deck_faces
     from vision.enrol import EnrolError, load_deck
+    from vision.enrolled import EnrolledReader
 
     try:
         if deck == "project":
@@ -29,6 +31,6 @@ def reader_for(deck: str | None) -> Any:
             faces = deck_faces(deck)
         else:
             faces = load_deck(Path(deck))
-        return IndexTemplates.from_faces(faces)
+        return EnrolledReader(IndexTemplates.from_faces(faces))
     except (DeckError, TemplateError, EnrolError) as exc:
         raise ReaderError(str(exc)) from None

@@ -129,8 +129,7 @@ class AdaptiveReader:
         if pip is None and str(identity)[0] not in "AJQK":
             return None  # a number card's pips must be seen
         # The generic reader's own suit evidence (both indices, the pips) must lean the same way.
-        corners = [c for c in (self.generic.read_corner(card), self.generic.read_corner(card, far=True)) if c.suit]
-        leaning = sum(c.suit_odds if c.suit == suit else -c.suit_odds for c in corners) + (pip or 0.0)
+        leaning = sum(self.generic.suit_witnesses(card, identity)[0])
         if leaning < (_LEANING if pip is not None else _LEANING_NO_PIP):
             return None
         if str(identity)[1] in "SC" and leaning < _BLACK_ODDS:

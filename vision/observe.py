@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.classify import IndexTemplates
+from vision.classify import CardReader
 from vision.detect import Blob
 from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
 from vision.scan import ReadMemo, recognise
@@ -71,10 +71,10 @@ class Observer:
     and the last mat pose (so a hand over the markers for a moment costs nothing)."""
 
     def __init__(
-        self, layout: MatLayout, templates: IndexTemplates, pose_every: int = 5, budget: float | None = BUDGET
+        self, layout: MatLayout, reader: CardReader, pose_every: int = 5, budget: float | None = BUDGET
     ) -> None:
         self.layout = layout
-        self.templates = templates
+        self.reader = reader
         # Work units per frame for new cards (see vision.scan.recognise); None: everything in view
         # is worked on in the frame it appears in, however long that takes.
         self.budget = budget
@@ -270,7 +270,7 @@ class Observer:
             self._paper_glance = glance  # compared with that frame, so that a slow change adds up
         found = recognise(
             frame,
-            self.templates,
+            self.reader,
             size,
             self.memo,
             glance,

@@ -47,7 +47,7 @@ _SUIT_SCORE = 0.7
 # seen twice, not independent witnesses: hence sums well above one confident glance.
 _RED_ODDS, _BLACK_ODDS = 4.5, 6.5
 _PIP_SURE = 3.0  # a pip's log-odds (p 0.95) for its suit, to stand as a witness on its own
-_SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
+SUIT_VETO = 2.0  # one witness this firmly for the other suit (p 0.88) vetoes
 _LONE_SCORE = 0.75  # a card read from one corner only must match this well
 _LONE_SCORE_COUNTED = 0.7  # ... or this well, when its body shows exactly its pips (see read)
 _SURE_ALONE = 0.9  # a lone corner's confidence (rank >= 0.76 close, 0.96 sure) that needs no other witness
@@ -164,7 +164,7 @@ class GenericReader:
                 # Together they lean to the colour's other suit (the indices blurred, the pips clear).
                 identity = Card.from_str(str(identity)[0] + _OTHER_SUIT[str(identity)[1]])
                 evidence = [-e for e in evidence]
-            if min(evidence) < -_SUIT_VETO:
+            if min(evidence) < -SUIT_VETO:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             lone_hidden = len(corners) == 1 and not body_visible
             needed = _LONE_ODDS if lone_hidden else (_RED_ODDS, _BLACK_ODDS)
@@ -233,6 +233,17 @@ class GenericReader:
         top = next(_index_glyphs(_corner_patch(card, False)), None)
         right = CANONICAL_PAD + 1 + max(top[0][2], top[1][2]) if top else CANONICAL_PAD + CANONICAL_W // 5
         return self._body(card, right, identity)
+
+    def suit_witnesses(self, card: np.ndarray, identity: Card, body_visible: bool = True) -> tuple[list[float], bool]:
+        """This reader's own evidence for ``identity``'s suit against the other suit of its
+        colour, witness by witness: the log-odds of each index found and (with the body in view)
+        of the top pip (negative: for the other suit); and whether a pip was seen. For judging
+        a second reader's read: a club or a spade blurs alike in a deck's own templates too."""
+        suit = str(identity)[1]
+        corners = [c for c in (self.read_corner(card), self.read_corner(card, far=True)) if c.suit]
+        witnesses = [c.suit_odds if c.suit == suit else -c.suit_odds for c in corners]
+        pip = self.body_evidence(card, identity)[1] if body_visible else None
+        return witnesses + ([pip] if pip is not None else []), pip is not None
 
     def read_corner(self, card: np.ndarray, far: bool = False) -> CornerRead:
         """The top-left index of a canonical card (``far``: the bottom-right one, turned
@@ -315,7 +326,7 @@ class GenericReader:
             pip = self.models["black"].match(ink) if black else self.models["suit"].match(ink, pair)
             if pip.score >= _SUIT_SCORE:
                 odds.append(_log_odds(pip.distribution[suit]))
-        if not odds or (len(odds) == 2 and min(odds) < -_SUIT_VETO < _SUIT_VETO < max(odds)):
+        if not odds or (len(odds) == 2 and min(odds) < -SUIT_VETO < SUIT_VETO < max(odds)):
             return None
         return sum(odds) / len(odds)  # one design seen twice: one witness, steadier
 
