@@ -16,7 +16,7 @@ scale) or from the single cards seen in the same frame.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -492,9 +492,10 @@ def find_cards(frame: np.ndarray, card_size_px: tuple[float, float] | None = Non
 
 @dataclass(frozen=True, slots=True)
 class Paper:
-    """A frame's card pixels: the mask at work scale (holes filled), that scale (work over frame
-    pixels), the blobs' outlines at work scale and the blobs (no card outlines yet). A frame
-    that is the previous one within camera noise may be given its predecessor's."""
+    """A frame's card pixels: the mask at work scale (holes filled, unless larger than a card),
+    that scale (work over frame pixels), the blobs' outlines at work scale and the blobs (no card
+    outlines yet). A frame that is the previous one within camera noise may be given its
+    predecessor's."""
 
     mask: np.ndarray
     scale: float
@@ -502,19 +503,26 @@ class Paper:
     blobs: list[Blob]
 
 
-def paper(frame: np.ndarray, half: np.ndarray | None = None) -> Paper:
+def paper(frame: np.ndarray, half: np.ndarray | None = None, card_size_px: tuple[float, float] | None = None) -> Paper:
     """The blobs of card pixels in a BGR frame (the costly part is the mask, ~5 ms at 1080p);
-    ``half`` as :func:`card_pixels` takes it."""
+    ``half`` as :func:`card_pixels` takes it. A blob's holes are card too (a court card's picture,
+    a big pip), but given the card size, not a hole larger than a card: that is table seen
+    through a ring of paper (a pale table around the mat), and the cards lying in it are blobs
+    of their own."""
     mask, scale = card_pixels(frame, half)
     # Every outline point, not just the ends of straight runs: the side fitting needs them.
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    min_area = 0.0008 * mask.size
-    contours = [c for c in contours if cv2.contourArea(c) >= min_area]
-    # Holes filled: a court card's picture or a big pip is not paper-coloured, but it is card.
-    mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
+    found, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE)
+    largest_hole = np.inf if card_size_px is None else card_size_px[0] * card_size_px[1] * scale * scale
+    outer = _blob_contours(found, hierarchy, largest_hole, 0.0008 * mask.size)
+    mask = np.zeros_like(mask)
+    # Larger first: a blob lying in another's open hole is drawn after it, over the hole.
+    for i, holes in sorted(outer, key=lambda o: -cv2.contourArea(found[o[0]])):
+        cv2.drawContours(mask, [found[i]], -1, 255, -1)
+        cv2.drawContours(mask, holes, -1, 0, -1)
     h, w = frame.shape[:2]
     blobs = []
-    for contour in contours:
+    for i, holes in outer:
+        contour = found[i]
         x, y, bw, bh = cv2.boundingRect(contour)
         box = (
             int(x / scale),
@@ -523,9 +531,38 @@ def paper(frame: np.ndarray, half: np.ndarray | None = None) -> Paper:
             min(h, int(np.ceil((y + bh) / scale))),
         )
         outline = contour.reshape(-1, 2).astype(np.float32) / scale
-        shape = mask[y : y + bh, x : x + bw].copy()
-        blobs.append(Blob(box, float(cv2.contourArea(contour)), outline, (x, y, bw, bh), shape))
-    return Paper(mask, scale, contours, blobs)
+        shape = np.zeros((bh, bw), np.uint8)  # its own pixels, not those of the blobs in its holes
+        cv2.drawContours(shape, [contour], -1, 255, -1, offset=(-x, -y))
+        cv2.drawContours(shape, holes, -1, 0, -1, offset=(-x, -y))
+        area = cv2.contourArea(contour) - sum(cv2.contourArea(hole) for hole in holes)
+        blobs.append(Blob(box, float(area), outline, (x, y, bw, bh), shape))
+    return Paper(mask, scale, [found[i] for i, _ in outer], blobs)
+
+
+def _blob_contours(
+    found: Sequence[np.ndarray], hierarchy: np.ndarray | None, largest_hole: float, min_area: float
+) -> list[tuple[int, list[np.ndarray]]]:
+    """The blobs among contours found with ``RETR_TREE``: each outer contour at least ``min_area``
+    large (by its index), with its holes larger than ``largest_hole`` (left open). An outer
+    contour in a hole left open is a blob too; one in a hole that is filled is part of its blob."""
+    links = hierarchy[0] if hierarchy is not None else np.zeros((0, 4), np.int32)
+
+    def inside(i: int) -> list[int]:  # the contours right inside contour i (its holes, or a hole's blobs)
+        j, within = links[i][2], []
+        while j >= 0:
+            within.append(int(j))
+            j = links[j][0]
+        return within
+
+    outer = []
+    todo = [i for i in range(len(found)) if links[i][3] < 0]
+    while todo:
+        i = todo.pop()
+        holes = [j for j in inside(i) if cv2.contourArea(found[j]) > largest_hole]
+        todo += [k for j in holes for k in inside(j)]
+        if cv2.contourArea(found[i]) >= min_area:
+            outer.append((i, [found[j] for j in holes]))
+    return sorted(outer, key=lambda o: o[0])
 
 
 def find_blobs(
@@ -546,7 +583,7 @@ def find_blobs(
     ``pixels``: the frame's :func:`paper`, if the caller has it already. ``split``, given a pile
     and a way to start its :func:`split_steps` (edges of its own), runs them as far as it will:
     the candidates, or None (the split goes on in a later frame; the blob gets no outline now)."""
-    pixels = pixels or paper(frame)
+    pixels = pixels or paper(frame, card_size_px=card_size_px)
     mask, scale, contours, blobs = pixels.mask, pixels.scale, pixels.contours, list(pixels.blobs)
     if card_size_px is None:
         known = None  # the size comes from the single cards of the whole frame

@@ -413,7 +413,7 @@ def recognise(
     found: list[Recognition] = []
     pixels = memo.paper if unchanged and memo.paper is not None and memo.paper_shape == frame.shape else None
     if pixels is None:
-        pixels = paper(frame, half)
+        pixels = paper(frame, half, card_size_px)
         if work.units is not None:
             work.spent += _PAPER_UNITS
             work.worked = True

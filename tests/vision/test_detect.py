@@ -204,3 +204,21 @@ def test_the_mat_is_looked_for_only_when_its_markers_change(templates):
     assert sorted(str(o.card) for o in seen.cards) == ["7D", "QS"]
     for o in seen.cards:
         assert np.hypot(*np.subtract(o.centre_mm, centres[str(o.card)])) < 10
+
+
+def test_a_card_inside_a_ring_of_pale_table_is_a_blob_of_its_own():
+    # A pale table all round the mat is one blob of card pixels with the mat as its hole: a hole
+    # larger than a card is table, not card (a court card's picture is filled), so the card lying
+    # on the mat, inside the hole, is found on its own.
+    from vision.detect import paper
+
+    view = tilted_view(np.random.default_rng(26), (1280, 720), "pale", MatLayout.create(4, "a2"))
+    light = {"light_falloff": 0.3, "light_angle": 1.0, "blur_sigma": 0.6, "noise_sigma": 3.0}
+    frame, _ = render(view, Scene(cards=(PlacedCard(card("KS"), (297.0, 340.0), 5.0),), **light), seed=26)
+    size = card_size_px(view)
+    ring = paper(frame)  # without the card size every hole is filled: one blob, the mat in it
+    assert len(ring.blobs) == 1
+    blobs = paper(frame, card_size_px=size).blobs
+    card_area = size[0] * size[1] * 0.75**2  # work pixels (a 1280-wide frame is worked at 960)
+    assert sum(1 for b in blobs if abs(b.area / card_area - 1) < 0.15) == 1
+    assert any(rec.card == card("KS") for rec in recognise(frame, IndexTemplates.from_faces(all_faces()), size))

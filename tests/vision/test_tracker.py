@@ -244,3 +244,24 @@ def test_a_play_waits_for_an_unread_card_no_longer_than_it_must():
     later = [obs(i, ("7C", "seat 2", two)) for i in range(3)]
     later += [obs(i, ("7C", "seat 2", two), (None, "seat 3", (297.0, 80.0))) for i in range(3, 6)]
     assert [e.frame for e in feed(later)] == [2]
+
+
+@pytest.mark.parametrize("s", [17, 26])
+def test_a_pale_table_around_the_mat_hides_no_card(s):
+    # The pale table is paper-coloured all round the mat: its blob enclosed the whole mat, whose
+    # holes were filled as a court card's picture is, so no card on the mat was a blob of its own
+    # until the ring broke (a card pushed in over the mat's edge). Seed 26 then saw its last card
+    # too late to play it; seed 17 saw its first two cards first in one frame, and played them in
+    # the wrong order.
+    from engine.cards import CARDS
+    from vision.reader import GenericReader
+
+    rng = np.random.default_rng(100 + s)
+    plays = [CARDS[k] for k in rng.choice(len(CARDS), 4, replace=False)]
+    view = tilted_view(np.random.default_rng(s), (1280, 720), "pale", LAYOUT)
+    observer, tracker = Observer(LAYOUT, GenericReader()), Tracker(SEATS, SETTINGS)
+    events = []
+    for frame in SimulatedCamera(view, trick_scenes(rng, LAYOUT, plays, scene([])), seed=s):
+        events += tracker.update(observer.observe(frame))
+    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
+    assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
