@@ -94,3 +94,82 @@ def _edge_shift(grey: np.ndarray, a: np.ndarray, b: np.ndarray, n: np.ndarray) -
     if np.count_nonzero(np.abs(shifts - median) <= _AGREE) < _MOST * len(drop):
         return 0.0
     return median
+
+
+# A pile's candidate outline fitted at full resolution (:func:`fit_to_edges`).
+_FIT_ALONG = np.linspace(0.1, 0.9, 12)  # where along a side its edge is looked for
+_FIT_TURNS = np.deg2rad(np.arange(-2.0, 2.01, 1.0))  # turns of the whole outline tried
+_FIT_REACH = 0.1  # of the short side: how far each side may move along its normal
+_FIT_GROW = (-0.02, 0.06)  # of a side's length: how much the card may shrink or grow across it
+_FIT_CLIP = 24.0  # grey levels per pixel: a stronger step counts no more (one crisp edge is enough)
+
+
+def fit_to_edges(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """``corners`` (4 x 2, frame pixels, a card-shaped outline split out of a pile) turned a
+    little and its sides moved onto the image edges that fit best, judged at full resolution.
+    The outline was grown at work scale from the pile's outline, whose threshold falls inside
+    the card, and a card lying on another shows only a faint line for its side: a few pixels
+    off, its index is not where the reader looks. Each side is scored by the step in brightness
+    across it (any sign: a card on a card may be brighter or darker than the one under it) along
+    its length, so a side hidden under another card scores alike everywhere and the visible
+    sides decide; opposite sides move together, the card's width changing only a little."""
+    short = float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
+    reach = np.ceil(_FIT_REACH * short)
+    offsets = np.arange(-reach, reach + 1)
+    h, w = frame.shape[:2]
+    x0, y0 = np.maximum(np.floor(corners.min(axis=0) - reach - 4).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(corners.max(axis=0) + reach + 4).astype(int), (w, h))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return corners
+    patch = frame[y0:y1, x0:x1]
+    grey = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+    local = corners - (x0, y0)
+    centre = local.mean(axis=0)
+    turned = np.array([_turn(local, centre, t) for t in _FIT_TURNS])  # T x 4 x 2
+    scores, fits = _fits(gx, gy, turned, offsets)
+    return fits[int(np.argmax(scores))] + (x0, y0)
+
+
+def _turn(quad: np.ndarray, centre: np.ndarray, angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return (quad - centre) @ np.array([[c, s], [-s, c]]) + centre
+
+
+def _fits(
+    gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """For each of ``quads`` (T x 4 x 2, the outline turned T ways), its best score with its
+    sides moved along their normals, and that outline."""
+    ends = np.roll(quads, -1, axis=1)
+    sides = ends - quads  # T x 4 x 2
+    lengths = np.linalg.norm(sides, axis=2)
+    units = sides / lengths[..., None]
+    normals = np.stack([units[..., 1], -units[..., 0]], axis=2)
+    outward = np.sign(np.sum(normals * ((quads + ends) / 2 - quads.mean(axis=1, keepdims=True)), axis=2))
+    normals *= outward[..., None]
+    points = quads[:, :, None, :] + _FIT_ALONG[None, None, :, None] * sides[:, :, None, :]  # T x 4 x P x 2
+    grid = points[:, :, :, None, :] + offsets[:, None] * normals[:, :, None, None, :]  # T x 4 x P x O x 2
+    mx = grid[..., 0].astype(np.float32).reshape(-1, 1)
+    my = grid[..., 1].astype(np.float32).reshape(-1, 1)
+    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).reshape(grid.shape[:4])
+    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).reshape(grid.shape[:4])
+    step = np.abs(sx * normals[:, :, None, None, 0] + sy * normals[:, :, None, None, 1])
+    score = np.minimum(step, _FIT_CLIP).mean(axis=2) / _FIT_CLIP  # T x 4 x O: each side at each offset
+    grow = offsets[:, None] + offsets[None, :]  # opposite sides' outward moves: how much the card grows
+    totals = np.zeros(len(quads))
+    moves = np.zeros((len(quads), 4))
+    for a, b in ((0, 2), (1, 3)):
+        pair = score[:, a, :, None] + score[:, b, None, :]  # T x O x O
+        across = lengths[:, b - 1, None, None]
+        pair = np.where((grow >= _FIT_GROW[0] * across) & (grow <= _FIT_GROW[1] * across), pair, -np.inf)
+        flat = pair.reshape(len(quads), -1).argmax(axis=1)
+        i, j = np.unravel_index(flat, pair.shape[1:])
+        totals += pair.reshape(len(quads), -1)[np.arange(len(quads)), flat]
+        moves[:, a], moves[:, b] = offsets[i], offsets[j]
+    fits = []
+    for k in range(len(quads)):
+        met = corners_where_sides_meet([(quads[k, s] + moves[k, s] * normals[k, s], units[k, s]) for s in range(4)])
+        fits.append(quads[k] if met is None else met)
+    return totals, fits
