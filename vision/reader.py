@@ -160,14 +160,25 @@ class GenericReader:
             # suit, not contradict them.
             ornate = str(identity)[0] == "A" and pip is not None and pip < 0
             evidence += [pip] if pip is not None and not ornate else []
+            lone_hidden = len(corners) == 1 and not body_visible
+            needed = _LONE_ODDS if lone_hidden else (_RED_ODDS, _BLACK_ODDS)
+            if abs(sum(evidence)) < (needed[0] if first.red else needed[1]):
+                # Short of evidence: a number card under others still shows the strip along its
+                # index (its first pips); a court card's picture shows a suit symbol beside the
+                # figure in most decks.
+                right = max(c.right for c in corners)
+                more = None
+                if number and not body_visible:
+                    more = self._side_pip(card, right, identity)
+                elif not number:
+                    more = self._picture_suit(card, right, identity, body_visible)
+                evidence += [more] if more is not None else []
             if sum(evidence) < 0:
                 # Together they lean to the colour's other suit (the indices blurred, the pips clear).
                 identity = Card.from_str(str(identity)[0] + _OTHER_SUIT[str(identity)[1]])
                 evidence = [-e for e in evidence]
             if min(evidence) < -SUIT_VETO:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
-            lone_hidden = len(corners) == 1 and not body_visible
-            needed = _LONE_ODDS if lone_hidden else (_RED_ODDS, _BLACK_ODDS)
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
         if len(corners) == 1 and not body_visible and first.inset < _LONE_INSET:
@@ -225,6 +236,50 @@ class GenericReader:
             if second.isdigit():
                 seen, labels, stats = second, labels2, stats2
         return seen, self._pip_odds(card[y0:y1, x0:x1], body, labels, stats, identity) if number else None
+
+    def _side_pip(self, card: np.ndarray, index_right: int, identity: Card) -> float | None:
+        """The log-odds for ``identity``'s suit of the top pip in the strip beside the index
+        (a number card's first column of pips, in view when others lie across the card's
+        middle), or None when none is seen there."""
+        p = CANONICAL_PAD
+        x0, y0 = min(index_right + 2, p + CANONICAL_W // 3), p + round(0.05 * CANONICAL_H)
+        x1, y1 = p + round(_SIDE_STRIP * CANONICAL_W), p + round(0.6 * CANONICAL_H)
+        if x1 - x0 < 8:
+            return None
+        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
+        return self._pip_odds(card[y0:y1, x0:x1], body, labels, stats[:n], identity)
+
+    def _picture_suit(self, card: np.ndarray, index_right: int, identity: Card, body_visible: bool) -> float | None:
+        """The log-odds for ``identity``'s suit (a court card) of the symbol its picture shows in
+        its upper half, beside the index column (with the body hidden, in the strip along it):
+        the pip-sized, solid blob that best matches a suit of the ink's colour, if one matches
+        at all. Measured on the scenes' court cards: found on 118 of 176 (none on nicu-white's),
+        and never for the other suit."""
+        x0, y0, x1, _ = _body_box(index_right)
+        p = CANONICAL_PAD
+        x1 = x1 if body_visible else p + round(_SIDE_STRIP * CANONICAL_W)
+        y1 = p + round(0.5 * CANONICAL_H)
+        if x1 - x0 < 8:
+            return None
+        dark = _darkness(card[y0:y1, x0:x1])
+        suit = str(identity)[1]
+        black = suit in "SC" and "black" in self.models
+        pair = frozenset({"H", "D"} if suit in "HD" else {"S", "C"})
+        best: GlyphMatch | None = None
+        for level in (2 * _BODY_INK, _BODY_INK_DARK):
+            n, labels, stats, _ = cv2.connectedComponentsWithStats((dark > level).astype(np.uint8))
+            for i in range(1, n):
+                x, y, w, h, area = (int(v) for v in stats[i])
+                if not (_SYMBOL_H[0] * CANONICAL_H <= h <= _SYMBOL_H[1] * CANONICAL_H and 0.6 <= w / h <= 1.4):
+                    continue
+                if area < 0.35 * w * h:
+                    continue  # a frame's corner or a stroke of the drawing, not a solid symbol
+                ink = _glyph(dark, labels, (x, y, x + w, y + h), (i,))
+                match = self.models["black"].match(ink) if black else self.models["suit"].match(ink, pair)
+                if match.score >= _SUIT_SCORE and (best is None or match.score > best.score):
+                    best = match
+        return None if best is None else _log_odds(best.distribution[suit])
 
     def body_evidence(self, card: np.ndarray, identity: Card) -> tuple[str, float | None]:
         """What the body shows (see :func:`vision.classify.reading_of_blobs`) and, for a number
@@ -646,6 +701,8 @@ def _body_box(index_right: int) -> Box:
     return (right, p + round(0.05 * CANONICAL_H), CANONICAL_W + 2 * p - right, p + round(0.95 * CANONICAL_H))
 
 
+_SYMBOL_H = (0.06, 0.2)  # of the card's height: a court picture's suit symbol
+_SIDE_STRIP = 0.45  # of the card's width: the strip beside the index a card under others shows
 _PIPS = 1  # pips judged: the top one (2: and the bottom one turned upright; measured, it added nothing)
 
 _OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
