@@ -271,6 +271,7 @@ class LiveTable:
         self._show_turn(hand, referee)
         if self.vision is not None:
             self.vision.set_allowed(None if hand is None else {s: set(hand.holding(s)) for s in range(hand.players)})
+            self.vision.set_turn(_turn_order(hand))
         self._retry_pending()
 
     def _withdraw_undone(self, hand: Hand | None) -> None:
@@ -291,6 +292,13 @@ class LiveTable:
                 self.panel.show_turn(None)
         else:
             self.panel.show_turn(hand.to_act)
+
+
+def _turn_order(hand: Hand | None) -> tuple[int, ...] | None:
+    """The seats in the order they are due to act, the one to act first (None between hands)."""
+    if hand is None or hand.is_over() or hand.to_act is None:
+        return None
+    return hand.seat_order(hand.to_act)
 
 
 def _then(future: Future[Any], change: Callable[[Any], Any]) -> Future[Any]:

@@ -4,7 +4,8 @@ One thread reads frames from a :class:`~vision.sources.FrameSource`, observes ea
 (:class:`~vision.observe.Observer`) and votes over them (:class:`~vision.tracker.Tracker`); every
 event the tracker settles goes to ``on_event`` with the seat it belongs to. The table's
 knowledge comes back in through :meth:`VisionService.set_allowed` (the cards each seat may still
-play: the tracker's prior) and :meth:`VisionService.withdraw` (the referee refused a card).
+play: the tracker's prior), :meth:`VisionService.set_turn` (the order the seats are due to play
+in, for cards first seen together) and :meth:`VisionService.withdraw` (the referee refused a card).
 
 A camera that stops delivering frames, whether its ``read`` returns nothing, fails, or hangs, is
 reported to ``on_health`` once (``ok=False`` with the reason) and once more when frames come back,
@@ -16,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,6 +73,7 @@ class VisionService:
         self._zone_of_seat = {z.seat: z.name for z in observer.layout.zones if z.seat is not None}
         self._seat_of_zone = {name: seat for seat, name in self._zone_of_seat.items()}
         self._allowed: dict[str, set[Card]] | None = None
+        self._turn: list[str] = []  # zones in the order their seats are due to play
         self._withdrawn: list[str] = []  # zones to withdraw, applied on the capture thread
         self._complete = False
         self._lock = threading.Lock()
@@ -87,6 +89,12 @@ class VisionService:
         by_zone = None if allowed is None else {self._zone_of_seat[s]: set(c) for s, c in allowed.items()}
         with self._lock:
             self._allowed = by_zone
+
+    def set_turn(self, seats: Sequence[int] | None) -> None:
+        """The seats in the order they are due to play, the one to play first (None: unknown)."""
+        zones = [self._zone_of_seat[s] for s in seats or () if s in self._zone_of_seat]
+        with self._lock:
+            self._turn = zones
 
     def withdraw(self, seat: int) -> None:
         """The referee refused (or an undo took back) the card that seat played."""
@@ -147,13 +155,13 @@ class VisionService:
             return
         self.frames += 1
         with self._lock:
-            allowed, withdrawn, self._withdrawn = self._allowed, self._withdrawn, []
+            allowed, turn, withdrawn, self._withdrawn = self._allowed, self._turn, self._withdrawn, []
             complete, self._complete = self._complete, False
         for zone in withdrawn:
             self.tracker.withdraw(zone)
         if complete:
             self.tracker.trick_complete()
-        for event in self.tracker.update(observation, allowed):
+        for event in self.tracker.update(observation, allowed, turn):
             self._emit(event)
 
     def _emit(self, event: Event) -> None:

@@ -22,6 +22,11 @@ A card the referee refused (played out of turn, or a revoke under the revoke pol
 *withdrawn*: its seat may play another card in the same trick, and the refused card, while it lies
 there, never counts again; put down again (it moved), it is a new play.
 
+Cards first seen in the same frame (two put down while a hand hid both, or a ring of pale table
+that hid the mat until it broke) cannot be told apart by when they were put down; they come out
+in the order of ``turn`` when the referee gives it (the seats' zones in the order they are due to
+play), and otherwise in the order they were read.
+
 The tracker needs no knowledge of the game to be right; ``allowed`` (the cards each seat may still
 hold, from the referee) can only make it stricter: a read outside it is ignored.
 """
@@ -29,6 +34,7 @@ hold, from the referee) can only make it stricter: a read outside it is ignored.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import Card
@@ -101,14 +107,18 @@ class Tracker:
         # Zones without a play that hold a card not read yet: since when, and when last seen so.
         self._unread: dict[str, tuple[int, int]] = {}
 
-    def update(self, obs: FrameObservation, allowed: dict[str, set[Card]] | None = None) -> list[Event]:
+    def update(
+        self, obs: FrameObservation, allowed: dict[str, set[Card]] | None = None, turn: Sequence[str] | None = None
+    ) -> list[Event]:
+        """The events ``obs`` settles. ``allowed``: the cards each seat's zone may still hold;
+        ``turn``: the seats' zones in the order they are due to play (see the module's docstring)."""
         if not obs.mat_found:
             return []  # no mat, no zones: the frame says nothing, and breaks no streak
         seen = [o for o in obs.cards if o.zone in self.seat_zones]
         reads = [o for o in seen if self._usable(o, obs, allowed)]
         self._follow(reads, obs.busy, obs.index)
         self._note_unread(seen, obs)
-        events: list[Event] = self._settle(obs.index)
+        events: list[Event] = self._settle(obs.index, list(turn or ()))
         cleared = self._check_cleared(obs, seen)
         if cleared is not None:
             events.append(cleared)
@@ -200,9 +210,13 @@ class Tracker:
         ]
         return min(near, key=lambda t: _distance(t.centre_mm, o.centre_mm), default=None)
 
-    def _settle(self, frame: int) -> list[Event]:
+    def _settle(self, frame: int, turn: list[str]) -> list[Event]:
+        def due(zone: str) -> int:  # how soon the zone's seat is due to play (unknown: last)
+            return turn.index(zone) if zone in turn else len(turn)
+
         events: list[Event] = []
-        for track in sorted(self._tracks, key=self._appeared):
+        # Sorted is stable: without a turn, ties stay in the order read.
+        for track in sorted(self._tracks, key=lambda t: (self._appeared(t), due(t.zone))):
             if track.streak < self.settings.stable_frames or track.refused:
                 continue
             if track.zone not in self._trick.played and self._waits(track, frame):

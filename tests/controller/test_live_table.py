@@ -5,16 +5,20 @@ a real web server, with simulated people using the page's API."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from controller.live import _turn_order
 from controller.sim_table import SimOptions, SimulatedTableRig
 from engine.cards import CARDS
+from engine.games.shelem import SHELEM
 from engine.log import referee_text
 from tests.api.conftest import free_port
+from tests.engine.playouts import deal_hand
 
 
 @pytest.fixture
@@ -108,3 +112,12 @@ def test_the_panel_lights_the_seat_to_act_and_the_deal_button_deals(rig_factory)
     assert rig.panel is not None
     wait_for(rig, lambda s: rig.panel.leds[to_act].is_lit, seconds=5)  # type: ignore[union-attr]
     assert [led.is_lit for led in rig.panel.leds[:4]] == [seat == to_act for seat in range(4)]
+
+
+def test_the_camera_is_told_the_seats_in_the_order_they_are_due_to_play():
+    # Shelem plays counter-clockwise: from the dealer's right. The camera plays cards it first saw
+    # together in this order, so that the referee does not refuse the later one as out of turn.
+    _, hand = deal_hand(SHELEM, random.Random(1), dealer=0)
+    assert hand.to_act == 3
+    assert _turn_order(hand) == (3, 2, 1, 0)
+    assert _turn_order(None) is None

@@ -198,3 +198,32 @@ def test_a_card_left_unread_under_a_hand_waits_for_the_hand_to_leave(monkeypatch
     monkeypatch.setattr(observer, "_busy_zones", quiet)  # the hand has gone
     again = observer.observe(frame.copy())
     assert [o.card for o in again.cards] == [Card.from_str("9D")] and reader.calls == 2
+
+
+class TurnSpy(Tracker):
+    """A tracker that notes the turn order each frame was given."""
+
+    def __init__(self, seats: list[str]) -> None:
+        super().__init__(seats)
+        self.turns: list[list[str]] = []
+
+    def update(self, obs, allowed=None, turn=None):  # type: ignore[no-untyped-def]
+        self.turns.append(list(turn or ()))
+        return super().update(obs, allowed, turn)
+
+
+def test_the_referees_turn_order_reaches_the_tracker_as_zones():
+    recorder = Recorder()
+    spy = TurnSpy([z.name for z in LAYOUT.zones if z.seat is not None])
+    service = VisionService(SceneCamera(_scene(), speed=1000.0), Observer(LAYOUT, TEMPLATES), spy, recorder.event)
+    service.set_turn([2, 3, 0, 1])
+    service.start()
+    try:
+        recorder.wait(lambda: len(spy.turns) >= 2)
+        assert spy.turns[-1] == ["seat 3", "seat 4", "seat 1", "seat 2"]
+        service.set_turn(None)
+        seen = len(spy.turns)
+        recorder.wait(lambda: len(spy.turns) > seen + 1)
+        assert spy.turns[-1] == []
+    finally:
+        service.stop()

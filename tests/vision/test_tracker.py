@@ -225,6 +225,19 @@ def test_plays_come_in_the_order_the_cards_were_put_down_not_the_order_they_were
     assert events[0].frame == events[1].frame == 10
 
 
+def test_cards_first_seen_together_play_in_the_referees_turn_order_when_it_is_given():
+    # Both cards appear in one frame (a hand hid both as they went down): nothing tells which
+    # came first. Read order puts seat 2's first; the referee, whose turn is seat 1's, would
+    # refuse it. Given the turn, seat 1's plays first.
+    one, two = (297.0, 350.0), (100.0, 215.0)
+    stream = [obs(i, ("7C", "seat 2", two), ("QS", "seat 1", one)) for i in range(4)]
+    assert [e.seat for e in feed(stream)] == ["seat 2", "seat 1"]
+    tracker = Tracker(SEATS, TrackerSettings(stable_frames=3, clear_frames=3))
+    turn = ["seat 1", "seat 2", "seat 3", "seat 4"]
+    events = [e for o in stream for e in tracker.update(o, turn=turn)]
+    assert [(e.seat, str(e.card)) for e in events] == [("seat 1", "QS"), ("seat 2", "7C")]
+
+
 def test_a_play_waits_for_an_unread_card_no_longer_than_it_must():
     one, two = (297.0, 350.0), (100.0, 215.0)
     # The unread card is taken away: the wait ends a few frames later.
