@@ -129,7 +129,8 @@ class AdaptiveReader:
         if pip is None and str(identity)[0] not in "AJQK":
             return None  # a number card's pips must be seen
         # The generic reader's own suit evidence (both indices, the pips) must lean the same way.
-        leaning = sum(self.generic.suit_witnesses(card, identity)[0])
+        # (its indices' witnesses only: the body's pip was just judged above)
+        leaning = sum(self.generic.suit_witnesses(card, identity, body_visible=False)[0]) + (pip or 0.0)
         if leaning < (_LEANING if pip is not None else _LEANING_NO_PIP):
             return None
         if str(identity)[1] in "SC" and leaning < _BLACK_ODDS:
