@@ -517,31 +517,69 @@ def _index_glyphs(patch: np.ndarray) -> Iterator[_Index]:
     # the suit under it is black, and one threshold for both would break the rank apart.
     local = cv2.dilate(dark, _SQUARE_9)
     ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
-    for cut in _ink_cuts(ink):
+    blobs = _components(ink)  # found once: every cut below starts from them
+    for cut in _ink_cuts(ink, blobs):
         found = _index_in(cut, dark, paper)
         if found is not None:
             yield found
     # An outline a pixel or two inside the card's edge cuts the index off at the patch's outer
     # side: let a glyph-shaped blob touch the left or the top edge (not both: that is the table
     # in the card's rounded corner).
-    found = _index_in(ink, dark, paper, outer=True)
+    found = _index_in(blobs, dark, paper, outer=True)
     if found is not None:
         yield found
 
 
-def _ink_cuts(ink: np.ndarray) -> Iterator[np.ndarray]:
-    """The ink as it is; then with a tall blob cut at its waist (blurred, a rank set close above
-    its suit runs into it); then without long straight lines (a court card's frame or the card's
-    edge touching the index, a Q's tail on the frame: no glyph has such strokes)."""
-    yield ink
-    cut = _cut_at_waist(ink)
+# An ink mask's connected blobs (8-connected): their count, the label image, and their stats
+# (cv2.connectedComponentsWithStats: x, y, width, height, area per blob, the background first).
+_Blobs = tuple[int, np.ndarray, np.ndarray]
+
+
+def _components(ink: np.ndarray) -> _Blobs:
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    return n, labels, stats
+
+
+def _ink_cuts(ink: np.ndarray, blobs: _Blobs) -> Iterator[_Blobs]:
+    """The ink's ``blobs`` as they are; then with a tall blob cut at its waist (blurred, a rank
+    set close above its suit runs into it); then without long straight lines (a court card's
+    frame or the card's edge touching the index, a Q's tail on the frame: no glyph has such
+    strokes). Each as the blobs of that ink."""
+    yield blobs
+    cut = _cut_at_waist(ink, blobs)
     if cut is not None:
-        yield cut
+        yield _components(cut)
+    lines = _long_lines(ink, blobs)
+    if lines is not None:
+        yield _components(ink & ~cv2.dilate(lines, _SQUARE_3))
+
+
+def _long_lines(ink: np.ndarray, blobs: _Blobs) -> np.ndarray | None:
+    """The ink's straight runs at least 0.3 of the patch tall or half of it wide (an opening by
+    a line), or None when there is none. A run lies within one blob, and the opening keeps only
+    runs as long as its line (half as long at the patch's edge, which erosion takes for ink):
+    only blobs that tall or wide are looked at, in a window around them a line's length wider
+    (so that the window's own edges, taken for ink too, change nothing)."""
     h, w = ink.shape
-    lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((round(0.3 * h), 1), np.uint8))
-    lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
-    if lines.any():
-        yield ink & ~cv2.dilate(lines, _SQUARE_3)
+    tall, wide = round(0.3 * h), round(0.5 * w)
+    n, labels, stats = blobs
+    heights, widths = stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_WIDTH]
+    long = [i for i in range(1, n) if heights[i] >= tall // 2 or widths[i] >= wide // 2]
+    if not long:
+        return None
+    reach = max(tall, wide)
+    x0 = max(0, int(min(stats[i, cv2.CC_STAT_LEFT] for i in long)) - reach)
+    y0 = max(0, int(min(stats[i, cv2.CC_STAT_TOP] for i in long)) - reach)
+    x1 = min(w, int(max(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH] for i in long)) + reach)
+    y1 = min(h, int(max(stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] for i in long)) + reach)
+    window = _member(labels[y0:y1, x0:x1], tuple(long)).astype(np.uint8)
+    found = cv2.morphologyEx(window, cv2.MORPH_OPEN, np.ones((tall, 1), np.uint8))
+    found |= cv2.morphologyEx(window, cv2.MORPH_OPEN, np.ones((1, wide), np.uint8))
+    if not found.any():
+        return None
+    lines = np.zeros_like(ink)
+    lines[y0:y1, x0:x1] = found
+    return lines
 
 
 def _word_column(patch: np.ndarray) -> bool | None:
@@ -592,11 +630,11 @@ def _written(labels: np.ndarray, i: int, stat: np.ndarray) -> bool:
     return 0.25 < area / (bw * bh) < 0.65 and float(np.std(widths)) > 0.25 * float(np.mean(widths))
 
 
-def _cut_at_waist(ink: np.ndarray) -> np.ndarray | None:
+def _cut_at_waist(ink: np.ndarray, blobs: _Blobs) -> np.ndarray | None:
     """The ink with each tall blob near the corner (a rank and its suit run together, twice as
     tall as wide) cut along its narrowest row between a third and three quarters of its height,
     where the rank's foot meets the suit's top; None when there is no such blob."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    n, labels, stats = blobs
     h, w = ink.shape
     out = None
     for i in range(1, n):
@@ -615,14 +653,13 @@ def _cut_at_waist(ink: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def _index_in(ink: np.ndarray, dark: np.ndarray, paper: np.ndarray, outer: bool = False) -> _Index | None:
+def _index_in(ink: _Blobs, dark: np.ndarray, paper: np.ndarray, outer: bool = False) -> _Index | None:
     """The index's glyphs among the blobs of an ink mask (see :func:`_index_glyphs`); with
     ``outer``, glyphs cut off by the patch's left or top edge count too."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    h, w = ink.shape
+    n, labels, stats = ink
+    h, w = labels.shape
     blobs = []
-    for i in range(1, n):
-        x, y, bw, bh, area = (int(v) for v in stats[i])
+    for i, (x, y, bw, bh, area) in enumerate(stats.tolist()[1:n], start=1):
         touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
         if outer and touches and x + bw < w and y + bh < h and (x > 0 or y > 0):
             touches = bw < 0.3 * bh or bh > 0.3 * h or bw > 0.4 * w  # a sliver of table, not a glyph
