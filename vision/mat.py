@@ -107,6 +107,14 @@ class MatLayout:
         """The zone holding a mat point, or None (between zones, or off the mat)."""
         return next((z for z in self.zones if z.contains(x_mm, y_mm)), None)
 
+    def zones_at(self, points_mm: np.ndarray) -> list[Zone | None]:
+        """:meth:`zone_at` for many mat points (N x 2) at once."""
+        boxes = np.array([z.box_mm for z in self.zones], np.float64).reshape(-1, 4)
+        x, y = np.asarray(points_mm, np.float64).reshape(-1, 2).T[:, :, None]
+        inside = (boxes[:, 0] <= x) & (x <= boxes[:, 2]) & (boxes[:, 1] <= y) & (y <= boxes[:, 3])
+        first = np.where(inside.any(axis=1), inside.argmax(axis=1), -1)
+        return [self.zones[i] if i >= 0 else None for i in first.tolist()]
+
 
 @dataclass(frozen=True, slots=True)
 class MatPose:

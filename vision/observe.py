@@ -44,6 +44,7 @@ _BUSY_UNITS = 1
 # then the busy zones are not charged, and one read fits (every card's turn comes, a hand moving
 # for long or not).
 _STARVED = 3
+_PLACES_KEPT = 256  # blobs' places remembered (see Observer._place): far more than a table shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,9 @@ class Observer:
         # is searched for them in parts, one per frame: the next part, and the markers found so far.
         self._search: tuple[int, dict[int, np.ndarray]] | None = None
         self.reused = 0  # frames answered from the last detection (for the benchmark)
+        # Where the blobs of card pixels lie on the mat, by outline, worked out through this pose.
+        self._places_pose: MatPose | None = None
+        self._places: dict[int, tuple[np.ndarray, _Place]] = {}
 
     @property
     def waiting(self) -> int:
@@ -190,39 +194,35 @@ class Observer:
         return pose_from(found, self.layout)
 
     def _zones_under(self, pose: MatPose, outlines: list[np.ndarray]) -> frozenset[str]:
-        names = set()
+        names: set[str] = set()
         for outline in outlines:
-            points = outline[:: max(1, len(outline) // 32)]
-            for x, y in pose.to_mat(np.vstack([points, outline.mean(axis=0, keepdims=True)])):
-                zone = self.layout.zone_at(float(x), float(y))
-                if zone is not None:
-                    names.add(zone.name)
+            names.update(name for name in self._place(pose, outline).zones if name is not None)
         return frozenset(names)
 
     def _under(self, pose: MatPose, busy: frozenset[str]) -> Callable[[Blob], bool]:
         """Whether a blob lies in busy zones only (outline and centre; outside every zone: no)."""
 
         def under(blob: Blob) -> bool:
-            points = blob.outline[:: max(1, len(blob.outline) // 32)]
-            for x, y in pose.to_mat(np.vstack([points, blob.outline.mean(axis=0, keepdims=True)])):
-                zone = self.layout.zone_at(float(x), float(y))
-                if zone is None or zone.name not in busy:
-                    return False
-            return True
+            return all(name is not None and name in busy for name in self._place(pose, blob.outline).zones)
 
         return under
 
     def _priority(self, pose: MatPose) -> Callable[[Blob], float]:
         """A blob's distance from the nearest seat zone (mat mm; 0 inside one): plays come first."""
-        boxes = np.array([z.box_mm for z in self.layout.zones if z.seat is not None] or [[0, 0, 0, 0]], float)
+        return lambda blob: self._place(pose, blob.outline).distance
 
-        def distance(blob: Blob) -> float:
-            x, y = pose.to_mat(blob.outline.mean(axis=0, keepdims=True))[0]
-            dx = np.maximum(np.maximum(boxes[:, 0] - x, x - boxes[:, 2]), 0)
-            dy = np.maximum(np.maximum(boxes[:, 1] - y, y - boxes[:, 3]), 0)
-            return float(np.hypot(dx, dy).min())
-
-        return distance
+    def _place(self, pose: MatPose, outline: np.ndarray) -> _Place:
+        """Where a blob lies on the mat. A blob holding still keeps its outline (the same array)
+        from frame to frame, and its place is worked out once while the pose holds: a frame with
+        work waiting asks for it several times over, for every blob in view."""
+        if self._places_pose is not pose or len(self._places) > _PLACES_KEPT:
+            self._places_pose, self._places = pose, {}
+        known = self._places.get(id(outline))
+        if known is not None and known[0] is outline:
+            return known[1]
+        place = _place_on(self.layout, pose, outline)
+        self._places[id(outline)] = (outline, place)
+        return place
 
     def _marker_spots(self, pose: MatPose, shape: tuple[int, ...]) -> list[tuple[slice, slice]]:
         """Where each of the mat's markers lies in the glance (1/8 scale), a glance pixel wider."""
@@ -313,6 +313,27 @@ class Observer:
                 busy.add(zone.name)
         self._skin_seen = (pose, glance, frozenset(hands))
         return frozenset(busy | hands), True
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a blob of card pixels lies on the mat: the zone (name, or None) of each of some
+    32 points along its outline and of its centre, and its centre's distance from the nearest
+    seat zone (mat mm; 0 inside one)."""
+
+    zones: tuple[str | None, ...]
+    distance: float
+
+
+def _place_on(layout: MatLayout, pose: MatPose, outline: np.ndarray) -> _Place:
+    points = outline[:: max(1, len(outline) // 32)]
+    on_mat = pose.to_mat(np.vstack([points, outline.mean(axis=0, keepdims=True)]))
+    zones = tuple(z.name if z is not None else None for z in layout.zones_at(on_mat))
+    boxes = np.array([z.box_mm for z in layout.zones if z.seat is not None] or [[0, 0, 0, 0]], float)
+    x, y = on_mat[-1]
+    dx = np.maximum(np.maximum(boxes[:, 0] - x, x - boxes[:, 2]), 0)
+    dy = np.maximum(np.maximum(boxes[:, 1] - y, y - boxes[:, 3]), 0)
+    return _Place(zones, float(np.hypot(dx, dy).min()))
 
 
 def _glance(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
