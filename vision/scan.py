@@ -60,6 +60,7 @@ _SAME_AREA = 0.03  # ... and its area changed at most this share; its cards hold
 _STILL = 10  # no 1/8-scale grey pixel around it changed more than this (camera noise),
 _SAME_SHAPE = 0.005  # its outlines when at most this share of its card pixels changed
 _GLANCE_MARGIN = 2  # 1/8-scale pixels around a blob's box that must be unchanged too
+_NEAR = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * _GLANCE_MARGIN + 1, 2 * _GLANCE_MARGIN + 1))
 _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pile
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
@@ -77,6 +78,10 @@ _SINGLE = 1.35  # cards' worth of area below which a blob is taken for one card 
 # comes after every other blob's.
 _HUGE_SPAN = 5
 _NO_CARD = 0.6  # ... and below which it holds no card to read (a marker's frame, a cut-off corner)
+
+
+# The glance over a blob (see _patch): where in the glance, what it showed, the blob's pixels.
+_GlancePatch = tuple[tuple[int, int, int, int], np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +108,7 @@ class _Waiting:
 @dataclass(frozen=True, slots=True)
 class _KnownBlob:
     blob: Blob
-    glance: tuple[tuple[int, int, int, int], np.ndarray, np.ndarray]  # where, what it showed, the blob's pixels
+    glance: _GlancePatch
     found: list[Recognition]
     reads: list[_Remembered]  # the reads made in it, kept for when it changes
     waiting: _Waiting | None = None  # its work is not done: it yields no card yet
@@ -326,6 +331,16 @@ def recognise(
     # so does the paper mask (below): a frame that spent its budget on them does no card work (the
     # next frames do: a still frame reuses the mask, and the markers are seldom looked for).
     work.worked = spent > 0
+    patches: dict[int, _GlancePatch] = {}
+
+    def patch_of(blob: Blob) -> _GlancePatch:
+        """The glance over a blob, worked out once a frame (it is asked for more than once)."""
+        assert glance is not None
+        key = id(blob.outline)
+        if key not in patches:
+            patches[key] = _patch(glance, blob)
+        return patches[key]
+
     if glance is not None:
 
         def known(blob: Blob) -> tuple[CardQuad, ...] | None:
@@ -343,7 +358,7 @@ def recognise(
             if skip is not None and skip(blob):
                 skipped.add(key)
                 return ()
-            if previous is not None and _moving(blob, glance, previous):
+            if previous is not None and _moving(patch_of(blob), previous):
                 put_off.add(key)
                 return ()
             return None
@@ -448,7 +463,7 @@ def recognise(
             memo.deferred += 1
             memo.waiting.append(blob.outline)
             wait = _Waiting(since.get(key, memo.frame), False, split=splitting.get(key))
-            memo.keep_blob(_KnownBlob(blob, _patch(glance, blob), [], [], wait))  # type: ignore[arg-type]
+            memo.keep_blob(_KnownBlob(blob, patch_of(blob), [], [], wait))
             changed.append(blob.box)
             continue
         if waited is None or not still:
@@ -463,12 +478,12 @@ def recognise(
             memo.waiting.append(blob.outline)
             if glance is not None:
                 # The glance its work began in is kept: any change since then starts its reads anew.
-                patch = old.glance if old is not None and still else _patch(glance, blob)
+                patch = old.glance if old is not None and still else patch_of(blob)
                 wait = _Waiting(since.get(key, memo.frame), True, done)
                 memo.keep_blob(_KnownBlob(blob, patch, [], memo._now[start:], wait))
             continue
         if glance is not None:
-            memo.keep_blob(_KnownBlob(blob, _patch(glance, blob), cards, memo._now[start:]))
+            memo.keep_blob(_KnownBlob(blob, patch_of(blob), cards, memo._now[start:]))
         found += cards
     # What lay where a blob changed is remembered still: when the hand has gone and the glance
     # there is back to what it was, those cards hold again without being worked on.
@@ -490,9 +505,10 @@ def _boxes_meet(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> b
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _moving(blob: Blob, glance: np.ndarray, previous: np.ndarray) -> bool:
-    """Some 1/8-scale grey pixel over the blob or near it changed since the previous frame."""
-    (x0, y0, x1, y1), now, near = _patch(glance, blob)
+def _moving(patch: _GlancePatch, previous: np.ndarray) -> bool:
+    """Some 1/8-scale grey pixel over the blob (its glance ``patch``) or near it changed since
+    the previous frame."""
+    (x0, y0, x1, y1), now, near = patch
     before = previous[y0:y1, x0:x1]
     return before.shape == now.shape and int(cv2.absdiff(now, before)[near].max(initial=0)) > _STILL
 
@@ -514,7 +530,7 @@ def _recognise_blob(
     return found
 
 
-def _patch(glance: np.ndarray, blob: Blob) -> tuple[tuple[int, int, int, int], np.ndarray, np.ndarray]:
+def _patch(glance: np.ndarray, blob: Blob) -> _GlancePatch:
     """The glance over a blob (frame pixels), with a margin for the image edges the detector
     looks at next to the blob and for a hand or a card coming close: where in the glance, what
     it showed, and which of those pixels are the blob's (with its margin)."""
@@ -525,8 +541,7 @@ def _patch(glance: np.ndarray, blob: Blob) -> tuple[tuple[int, int, int, int], n
     near = np.zeros((y1 - y0, x1 - x0), np.uint8)
     outline = np.round(blob.outline / 8 - (x0, y0)).astype(np.int32)
     cv2.fillPoly(near, [outline], 255)
-    size = 2 * _GLANCE_MARGIN + 1
-    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))) > 0
+    near = cv2.dilate(near, _NEAR) > 0
     return (x0, y0, x1, y1), glance[y0:y1, x0:x1].copy(), near
 
 
