@@ -178,3 +178,26 @@ def test_a_number_card_whose_pips_run_together_or_whose_far_index_blurs_is_count
         read += sum(any(r.card == card(code) for r in found) for code in codes)
     assert score.wrong == [], score.wrong
     assert read >= 6, read  # of 10 (measured: 7; before, 4)
+
+
+def test_long_lines_are_found_as_an_opening_of_the_whole_corner_finds_them():
+    """The opening by a line runs only on blobs that tall or wide, in a window around them:
+    it must find what the plain opening of the whole patch finds, at the patch's edges too."""
+    from vision.reader import _components, _long_lines
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        ink = np.zeros((157, 72), np.uint8)
+        for _ in range(rng.integers(1, 7)):  # bars of any length and place, some at the edges
+            x, y = int(rng.integers(-5, 72)), int(rng.integers(-5, 157))
+            w, h = (
+                (int(rng.integers(1, 5)), int(rng.integers(2, 80)))
+                if rng.random() < 0.5
+                else (int(rng.integers(2, 50)), int(rng.integers(1, 5)))
+            )
+            ink[max(0, y) : max(0, y + h), max(0, x) : max(0, x + w)] = 1
+        h, w = ink.shape
+        want = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((round(0.3 * h), 1), np.uint8))
+        want |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
+        got = _long_lines(ink, _components(ink))
+        assert np.array_equal(want, got if got is not None else np.zeros_like(ink))

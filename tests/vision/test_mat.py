@@ -81,6 +81,17 @@ def test_points_between_zones_and_off_the_mat_belong_to_no_zone():
     assert layout.zone_at(layout.width_mm * 0.33, layout.height_mm * 0.5) is None
 
 
+@pytest.mark.parametrize("seats", [4, 6])
+def test_many_points_at_once_land_in_the_zones_one_point_does(seats):
+    layout = MatLayout.create(seats, "a2")
+    rng = np.random.default_rng(seats)
+    points = rng.uniform((-20, -20), (layout.width_mm + 20, layout.height_mm + 20), (500, 2))
+    edges = np.array([[z.box_mm[0], z.box_mm[1]] for z in layout.zones])  # on a zone's edge: inside
+    points = np.vstack([points, edges])
+    assert layout.zones_at(points) == [layout.zone_at(float(x), float(y)) for x, y in points]
+    assert {z.name for z in layout.zones_at(points) if z is not None} == {z.name for z in layout.zones}
+
+
 def test_unsupported_mats_are_refused():
     with pytest.raises(MatError, match="4 or 6 seats"):
         MatLayout.create(5)
