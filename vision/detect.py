@@ -23,7 +23,7 @@ from fractions import Fraction
 import cv2
 import numpy as np
 
-from vision.outline import corners_where_sides_meet, fit_to_edges, refine_to_edges
+from vision.outline import corners_where_sides_meet, fit_reach, fit_to_edges, gradients, refine_to_edges
 
 CARD_ASPECT = 63.5 / 88.9  # width over height of a poker-size card
 CANONICAL_W = 200
@@ -462,10 +462,16 @@ def split_steps(
     # closer (the snapped side lies on the mask's outline, inside the card), but not all (a side
     # hidden under another card lets a court card's frame line pull it), so both are read.
     both: list[np.ndarray] = []
+    around = None
     for start in range(0, len(snapped), SPLIT_FITS_PER_STEP):
         yield
+        if around is None and snapped:  # the frame's gradients over the whole pile, once
+            quads = np.array(snapped) / scale
+            margin = max(fit_reach(q) for q in quads) + 5
+            (x0, y0), (x1, y1) = quads.reshape(-1, 2).min(axis=0) - margin, quads.reshape(-1, 2).max(axis=0) + margin
+            around = gradients(frame, int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1)))
         for quad in snapped[start : start + SPLIT_FITS_PER_STEP]:
-            both += [quad, fit_to_edges(frame, quad / scale) * scale]
+            both += [quad, fit_to_edges(frame, quad / scale, around) * scale]
     return _distinct(both, 2 * cap)
 
 

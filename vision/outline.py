@@ -10,6 +10,8 @@ card to the table, judged at full resolution from a dozen points along the side'
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -104,7 +106,43 @@ _FIT_GROW = (-0.02, 0.06)  # of a side's length: how much the card may shrink or
 _FIT_CLIP = 24.0  # grey levels per pixel: a stronger step counts no more (one crisp edge is enough)
 
 
-def fit_to_edges(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True, slots=True)
+class Gradients:
+    """The frame's brightness gradients (Sobel, grey levels per pixel) over a window whose top
+    left is ``origin`` (frame pixels): worked out once for the candidates of one pile, which
+    all lie in it, rather than once per candidate."""
+
+    origin: tuple[int, int]
+    gx: np.ndarray
+    gy: np.ndarray
+
+    def window(self, x0: int, y0: int, x1: int, y1: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The gradients over a part of the window (None when it is not all inside)."""
+        ox, oy = self.origin
+        h, w = self.gx.shape
+        if x0 < ox or y0 < oy or x1 > ox + w or y1 > oy + h:
+            return None
+        return self.gx[y0 - oy : y1 - oy, x0 - ox : x1 - ox], self.gy[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
+
+
+def gradients(frame: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> Gradients:
+    """:class:`Gradients` over a window of the frame (clipped to it)."""
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    patch = frame[y0:y1, x0:x1]
+    grey = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+    return Gradients((x0, y0), gx, gy)
+
+
+def fit_reach(corners: np.ndarray) -> float:
+    """How far (frame pixels) :func:`fit_to_edges` may move the sides of ``corners``."""
+    short = float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
+    return float(np.ceil(_FIT_REACH * short))
+
+
+def fit_to_edges(frame: np.ndarray, corners: np.ndarray, around: Gradients | None = None) -> np.ndarray:
     """``corners`` (4 x 2, frame pixels, a card-shaped outline split out of a pile) turned a
     little and its sides moved onto the image edges that fit best, judged at full resolution.
     The outline was grown at work scale from the pile's outline, whose threshold falls inside
@@ -112,19 +150,21 @@ def fit_to_edges(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     off, its index is not where the reader looks. Each side is scored by the step in brightness
     across it (any sign: a card on a card may be brighter or darker than the one under it) along
     its length, so a side hidden under another card scores alike everywhere and the visible
-    sides decide; opposite sides move together, the card's width changing only a little."""
-    short = float(min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[2] - corners[1])))
-    reach = np.ceil(_FIT_REACH * short)
+    sides decide; opposite sides move together, the card's width changing only a little.
+    ``around``: the gradients of a window holding this one (a pile's), if the caller has them."""
+    reach = fit_reach(corners)
     offsets = np.arange(-reach, reach + 1)
     h, w = frame.shape[:2]
     x0, y0 = np.maximum(np.floor(corners.min(axis=0) - reach - 4).astype(int), 0)
     x1, y1 = np.minimum(np.ceil(corners.max(axis=0) + reach + 4).astype(int), (w, h))
     if x1 - x0 < 8 or y1 - y0 < 8:
         return corners
-    patch = frame[y0:y1, x0:x1]
-    grey = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch).astype(np.float32)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+    given = around.window(int(x0), int(y0), int(x1), int(y1)) if around is not None else None
+    if given is None:
+        own = gradients(frame, int(x0), int(y0), int(x1), int(y1))
+        gx, gy = own.gx, own.gy
+    else:
+        gx, gy = given
     local = corners - (x0, y0)
     centre = local.mean(axis=0)
     turned = np.array([_turn(local, centre, t) for t in _FIT_TURNS])  # T x 4 x 2
