@@ -628,7 +628,12 @@ def find_blobs(
         for k in triage([blobs[i] for i in todo], scale):
             del quads[todo[k]]
     singles, clusters = [], []
+    # A blob with less paper than half a card is neither a card (one of card size fills most of
+    # it) nor a pile (below): the markers' frames, a card's corner at the frame's edge.
+    least = 0.5 * card_size_px[0] * card_size_px[1] * scale * scale if card_size_px is not None else 0.0
     for i in quads:
+        if blobs[i].area < least:
+            continue
         quad = _single_card(contours[i], mask)
         if quad is None:
             clusters.append(i)
