@@ -72,6 +72,8 @@ class CornerRead:
     suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
     rival: str = ""  # when the rank is tentative, the rank it was nearly read as
     inset: int = 0  # canonical pixels between the index and the card's edges (the nearer of the two)
+    probability: float = 0.0  # the rank model's belief in ``rank``
+    ranks: tuple[tuple[str, float], ...] = ()  # the rank model's likeliest labels, most likely first
 
 
 _NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
@@ -92,8 +94,10 @@ class GenericReader:
         bottom = self.read_corner(card, far=True)
         if top.rank and bottom.rank and top.rank != bottom.rank and top.red == bottom.red:
             # One corner unsure between the other's rank and its own: the other's, tentatively
-            # (the body must then tell the two apart).
-            if bottom.rival == top.rank:
+            # (the body must then tell the two apart). The less sure corner yields first.
+            if top.probability < bottom.probability and top.rival == bottom.rank:
+                top = replace(top, rank=bottom.rank, rival=top.rank)
+            elif bottom.rival == top.rank:
                 bottom = replace(bottom, rank=top.rank, rival=bottom.rank)
             elif top.rival == bottom.rank:
                 top = replace(top, rank=bottom.rank, rival=top.rank)
@@ -120,7 +124,11 @@ class GenericReader:
         if body_visible:
             seen, pip = self._body(card, max(c.right for c in corners), identity)
             if _body_contradicts(identity, seen):
-                return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+                chosen = self._body_chooses(card, corners, identity, seen, pip)
+                if chosen is None:
+                    return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+                rivals = {_rank_label(identity)}
+                identity = chosen
         # A number card whose body shows exactly its pips, none as its rival would, with a top
         # pip firmly of its suit: two witnesses besides the index, enough for a lone index that
         # is tentative or a little less close (anglo's flat-topped 3, whose far corner blurs).
@@ -186,6 +194,36 @@ class GenericReader:
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
+
+    def _body_chooses(
+        self, card: np.ndarray, corners: list[CornerRead], identity: Card, seen: str, pip: float | None
+    ) -> Card | None:
+        """The rank the body shows, when the indices are unsure between it and the rank they
+        lean to: both indices found, neither sure of its rank (probability under ``_RANK_SURE``),
+        the body's rank plausible in both (``_PLAUSIBLE``), both number cards whose pip counts
+        differ by two or more (a pip lost to glare or merged with its neighbour makes the count
+        one less), the body's pips alike in size and laid out as that count's pips are, and its
+        top pip firmly of the suit. Anglo's flat-topped 3 reads as a 5 at 0.4-0.6 while its
+        body shows three pips. None when any of this fails."""
+        letter = _rank_label(identity)
+        if len(corners) != 2 or letter not in _NUMBERS or not seen.isdigit() or pip is None or pip < _PIP_SURE:
+            return None
+        body = str(int(seen))
+        if body not in _NUMBERS or abs(_NUMBERS[body] - _NUMBERS[letter]) < 2:
+            return None
+        for c in corners:
+            if c.probability >= _RANK_SURE or dict(c.ranks).get(body, 0.0) < _PLAUSIBLE:
+                return None
+        if _plain_count(self._body_stats(card, max(c.right for c in corners))) != int(body):
+            return None
+        return Card.from_str(("T" if body == "10" else body) + str(identity)[1])
+
+    def _body_stats(self, card: np.ndarray, index_right: int) -> tuple[np.ndarray, tuple[int, int]]:
+        """The body's ink blobs at half size (as :meth:`_body` first finds them) and its shape."""
+        x0, y0, x1, y1 = _body_box(index_right)
+        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+        n, _, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
+        return stats[1:n], body.shape[:2]
 
     def _joker_by_word(self, card: np.ndarray, body_visible: bool) -> CardRead:
         """A card whose corners show no rank and suit may be a joker whose index is the word
@@ -431,7 +469,18 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
     confidence = float(np.clip(0.5 + 0.5 * min(closeness, sureness), 0, 1))
     right = CANONICAL_PAD + 1 + max(a[2], b[2])
     suit_label = STAR if rank.label == "JK" else suit.label
-    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right, rival=rival)
+    ranks = tuple(sorted(rank.distribution.items(), key=lambda kv: -kv[1])[:_LIKELIEST])
+    return CornerRead(
+        rank.label,
+        suit_label,
+        min(rank.score, suit.score),
+        confidence,
+        red,
+        right,
+        rival=rival,
+        probability=rank.probability,
+        ranks=ranks,
+    )
 
 
 # A lone index with its body hidden (a card under others) stands only this sure and close.
@@ -707,6 +756,41 @@ _PIPS = 1  # pips judged: the top one (2: and the bottom one turned upright; mea
 
 _OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
 _NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
+
+
+# The pips of a number card by column (left, middle, right), as ordinary decks lay them out.
+_COLUMNS = {2: (0, 2, 0), 3: (0, 3, 0), 4: (2, 0, 2), 5: (2, 1, 2), 6: (3, 0, 3), 7: (3, 1, 3), 8: (3, 2, 3),
+            9: (4, 1, 4), 10: (4, 2, 4)}  # fmt: skip
+# A rank is plausible for an index when the rank model gives it at least this; the likeliest
+# ranks kept per corner.
+_PLAUSIBLE, _LIKELIEST = 0.1, 4
+
+
+def _rank_label(card: Card) -> str:
+    letter = str(card)[0]
+    return "10" if letter == "T" else letter
+
+
+def _plain_count(body: tuple[np.ndarray, tuple[int, int]]) -> int | None:
+    """The number of pips of a body whose pips are plain to count: all of like size (none two
+    run together, none half hidden), in the columns a number card of that count has them, the
+    top one in the body's upper quarter and the bottom one in its lower quarter; else None."""
+    stats, (bh, bw) = body
+    big = [s for s in stats if s[cv2.CC_STAT_AREA] >= 0.003 * bh * bw]
+    if not 2 <= len(big) <= 10:
+        return None
+    areas = np.array([s[cv2.CC_STAT_AREA] for s in big], np.float64)
+    heights = np.array([s[cv2.CC_STAT_HEIGHT] for s in big], np.float64)
+    if areas.max() > 1.6 * areas.min() or heights.max() > 1.3 * heights.min():
+        return None
+    xs = np.array([(s[cv2.CC_STAT_LEFT] + s[cv2.CC_STAT_WIDTH] / 2) / bw - 0.5 for s in big])
+    ys = np.array([(s[cv2.CC_STAT_TOP] + s[cv2.CC_STAT_HEIGHT] / 2) / bh for s in big])
+    columns = (int(np.sum(xs < -0.12)), int(np.sum(np.abs(xs) <= 0.08)), int(np.sum(xs > 0.12)))
+    if sum(columns) != len(big) or _COLUMNS.get(len(big)) != columns:
+        return None
+    if ys.min() > 0.25 or ys.max() < 0.75:
+        return None
+    return len(big)
 
 
 def expected_body(card: Card) -> str:
