@@ -141,7 +141,17 @@ class GenericReader:
         )
         if len(corners) == 1 and first.score < _LONE_SCORE and not counted:
             return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
-        if rivals:
+        # With the body hidden, both indices leaning clearly to the rank and one of them sure of
+        # it: the other's doubt is outweighed (a corner that took the other's rank does not lean
+        # to it; an index against the outline's edge may be cut off, a 3 read as a 5 at 0.99).
+        outweighed = (
+            not body_visible
+            and len(corners) == 2
+            and any(not c.rival for c in corners)
+            and all(c.ranks and c.ranks[0][0] == c.rank and c.probability >= _OUTWEIGHED for c in corners)
+            and all(c.inset >= _LONE_INSET for c in corners)
+        )
+        if rivals and not outweighed:
             # A tentative rank: both corners read it (or the body counts it), and the body tells
             # it from its rival.
             if (len(corners) < 2 and not counted) or not body_visible:
@@ -764,6 +774,7 @@ _COLUMNS = {2: (0, 2, 0), 3: (0, 3, 0), 4: (2, 0, 2), 5: (2, 1, 2), 6: (3, 0, 3)
 # A rank is plausible for an index when the rank model gives it at least this; the likeliest
 # ranks kept per corner.
 _PLAUSIBLE, _LIKELIEST = 0.1, 4
+_OUTWEIGHED = 0.7  # a tentative index outweighed by a sure one must still give its rank this
 
 
 def _rank_label(card: Card) -> str:
