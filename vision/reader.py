@@ -35,6 +35,7 @@ _Index = tuple[Box, Box, np.ndarray, tuple[int, ...], int, np.ndarray, np.ndarra
 _REGION = (0.36, 0.56)
 _MIN_CONTRAST = 70  # darkness above the paper's that the darkest ink must reach
 _MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of the table
+_SUIT_SHARE = 0.3  # a suit's width and height are at least this share of its rank's height
 # Glyph thresholds: correlation with the label's nearest synthetic examples (is it a glyph like
 # these at all), and the softmax's probability for the label (is it this rank rather than another).
 _RANK_SCORE, _RANK_SURE = 0.6, 0.9
@@ -470,7 +471,8 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
         return _NOTHING
     rival = ""
     if rank.probability < _RANK_SURE:
-        others = {k: v for k, v in rank.distribution.items() if k != rank.label}
+        # The O of a joker's word is no rank: a Q unsure against it is unsure against no card.
+        others = {k: v for k, v in rank.distribution.items() if k not in (rank.label, "O")}
         if rank.probability < _RANK_MAYBE or not others:
             return _NOTHING
         rival = max(others, key=others.__getitem__)  # the body must tell the two apart
@@ -708,6 +710,9 @@ def _index_in(ink: np.ndarray, dark: np.ndarray, paper: np.ndarray, outer: bool 
         if b[1] >= rank_box[3] - 1
         and b[1] - rank_box[3] < 1.2 * height
         and min(b[2], rank_box[2]) - max(b[0], rank_box[0]) > 0.3 * min(b[2] - b[0], rank_box[2] - rank_box[0])
+        # A suit is no dash of a court card's frame, nor a speck: as wide and as tall as a good
+        # share of the rank's height.
+        and min(b[2] - b[0], b[3] - b[1]) >= _SUIT_SHARE * height
     ]
     if not below:
         return None
