@@ -164,8 +164,18 @@ class GenericReader:
         # index. The witness: for a number card the top pip's suit or, for a very close and
         # clear read, a body that shows exactly this rank; for a court card a body that does
         # not contradict it (a picture is often too pale to be seen as one).
+        # A lone index with its body hidden a little short of clear, where an index lies, stands
+        # only as sure as one against the outline's edge: in a pile, another outline must read
+        # the same card.
+        nearly = (
+            len(corners) == 1
+            and not body_visible
+            and not _clear_alone(first)
+            and _clear_alone(first, _NEARLY)
+            and _LONE_INSET <= first.inset <= _NEARLY_INSET
+        )
         if len(corners) == 1:
-            if not body_visible and not _clear_alone(first):
+            if not body_visible and not _clear_alone(first) and not nearly:
                 return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
             # With the body hidden, a clear lone index is its own witness (checked just above).
             sure = not body_visible or (first.confidence >= _SURE_ALONE and seen == expected_body(identity))
@@ -200,7 +210,7 @@ class GenericReader:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
-        if len(corners) == 1 and not body_visible and first.inset < _LONE_INSET:
+        if len(corners) == 1 and not body_visible and (first.inset < _LONE_INSET or nearly):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
@@ -497,6 +507,10 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
 
 # A lone index with its body hidden (a card under others) stands only this sure and close.
 _LONE_HIDDEN = (0.9, 0.78)
+# ... or, a little short of that, this sure and close, when another outline reads the same card.
+# ... and where an index lies (not against the outline's edge, not deep inside: a neighbour's).
+_NEARLY = (0.85, 0.75)
+_NEARLY_INSET = 14
 _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, by itself
 # A lone index with the body hidden that lies against the outline's edge may be a fragment of a
 # neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
@@ -504,10 +518,10 @@ _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, 
 _LONE_INSET, _AGAINST_THE_EDGE = 2, 0.65
 
 
-def _clear_alone(corner: CornerRead) -> bool:
+def _clear_alone(corner: CornerRead, thresholds: tuple[float, float] = _LONE_HIDDEN) -> bool:
     """A lone index with its body hidden that may stand on its own: sure of its rank and a close
     match (its suit must then be sure by itself: ``_LONE_ODDS``, checked with the suit)."""
-    confidence, score = _LONE_HIDDEN
+    confidence, score = thresholds
     return not corner.rival and corner.confidence >= confidence and corner.score >= score
 
 
