@@ -35,6 +35,7 @@ _Index = tuple[Box, Box, np.ndarray, tuple[int, ...], int, np.ndarray, np.ndarra
 _REGION = (0.36, 0.56)
 _MIN_CONTRAST = 70  # darkness above the paper's that the darkest ink must reach
 _MIN_GLYPH_H = 7  # canonical pixels: smaller blobs are specks or a corner of the table
+_SUIT_SHARE = 0.3  # a suit's width and height are at least this share of its rank's height
 # Glyph thresholds: correlation with the label's nearest synthetic examples (is it a glyph like
 # these at all), and the softmax's probability for the label (is it this rank rather than another).
 _RANK_SCORE, _RANK_SURE = 0.6, 0.9
@@ -72,6 +73,8 @@ class CornerRead:
     suit_odds: float = 0.0  # log-odds of the suit against the other suit of its colour
     rival: str = ""  # when the rank is tentative, the rank it was nearly read as
     inset: int = 0  # canonical pixels between the index and the card's edges (the nearer of the two)
+    probability: float = 0.0  # the rank model's belief in ``rank``
+    ranks: tuple[tuple[str, float], ...] = ()  # the rank model's likeliest labels, most likely first
 
 
 _NOTHING = CornerRead("", "", 0.0, 0.0, None, 0)
@@ -92,8 +95,10 @@ class GenericReader:
         bottom = self.read_corner(card, far=True)
         if top.rank and bottom.rank and top.rank != bottom.rank and top.red == bottom.red:
             # One corner unsure between the other's rank and its own: the other's, tentatively
-            # (the body must then tell the two apart).
-            if bottom.rival == top.rank:
+            # (the body must then tell the two apart). The less sure corner yields first.
+            if top.probability < bottom.probability and top.rival == bottom.rank:
+                top = replace(top, rank=bottom.rank, rival=top.rank)
+            elif bottom.rival == top.rank:
                 bottom = replace(bottom, rank=top.rank, rival=bottom.rank)
             elif top.rival == bottom.rank:
                 top = replace(top, rank=bottom.rank, rival=top.rank)
@@ -120,7 +125,11 @@ class GenericReader:
         if body_visible:
             seen, pip = self._body(card, max(c.right for c in corners), identity)
             if _body_contradicts(identity, seen):
-                return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+                chosen = self._body_chooses(card, corners, identity, seen, pip)
+                if chosen is None:
+                    return CardRead(None, 0.0, f"index says {identity} but the body shows {seen}")
+                rivals = {_rank_label(identity)}
+                identity = chosen
         # A number card whose body shows exactly its pips, none as its rival would, with a top
         # pip firmly of its suit: two witnesses besides the index, enough for a lone index that
         # is tentative or a little less close (anglo's flat-topped 3, whose far corner blurs).
@@ -133,7 +142,17 @@ class GenericReader:
         )
         if len(corners) == 1 and first.score < _LONE_SCORE and not counted:
             return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
-        if rivals:
+        # With the body hidden, both indices leaning clearly to the rank and one of them sure of
+        # it: the other's doubt is outweighed (a corner that took the other's rank does not lean
+        # to it; an index against the outline's edge may be cut off, a 3 read as a 5 at 0.99).
+        outweighed = (
+            not body_visible
+            and len(corners) == 2
+            and any(not c.rival for c in corners)
+            and all(c.ranks and c.ranks[0][0] == c.rank and c.probability >= _OUTWEIGHED for c in corners)
+            and all(c.inset >= _LONE_INSET for c in corners)
+        )
+        if rivals and not outweighed:
             # A tentative rank: both corners read it (or the body counts it), and the body tells
             # it from its rival.
             if (len(corners) < 2 and not counted) or not body_visible:
@@ -145,8 +164,18 @@ class GenericReader:
         # index. The witness: for a number card the top pip's suit or, for a very close and
         # clear read, a body that shows exactly this rank; for a court card a body that does
         # not contradict it (a picture is often too pale to be seen as one).
+        # A lone index with its body hidden a little short of clear, where an index lies, stands
+        # only as sure as one against the outline's edge: in a pile, another outline must read
+        # the same card.
+        nearly = (
+            len(corners) == 1
+            and not body_visible
+            and not _clear_alone(first)
+            and _clear_alone(first, _NEARLY)
+            and _LONE_INSET <= first.inset <= _NEARLY_INSET
+        )
         if len(corners) == 1:
-            if not body_visible and not _clear_alone(first):
+            if not body_visible and not _clear_alone(first) and not nearly:
                 return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
             # With the body hidden, a clear lone index is its own witness (checked just above).
             sure = not body_visible or (first.confidence >= _SURE_ALONE and seen == expected_body(identity))
@@ -181,11 +210,41 @@ class GenericReader:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
-        if len(corners) == 1 and not body_visible and first.inset < _LONE_INSET:
+        if len(corners) == 1 and not body_visible and (first.inset < _LONE_INSET or nearly):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
+
+    def _body_chooses(
+        self, card: np.ndarray, corners: list[CornerRead], identity: Card, seen: str, pip: float | None
+    ) -> Card | None:
+        """The rank the body shows, when the indices are unsure between it and the rank they
+        lean to: both indices found, neither sure of its rank (probability under ``_RANK_SURE``),
+        the body's rank plausible in both (``_PLAUSIBLE``), both number cards whose pip counts
+        differ by two or more (a pip lost to glare or merged with its neighbour makes the count
+        one less), the body's pips alike in size and laid out as that count's pips are, and its
+        top pip firmly of the suit. Anglo's flat-topped 3 reads as a 5 at 0.4-0.6 while its
+        body shows three pips. None when any of this fails."""
+        letter = _rank_label(identity)
+        if len(corners) != 2 or letter not in _NUMBERS or not seen.isdigit() or pip is None or pip < _PIP_SURE:
+            return None
+        body = str(int(seen))
+        if body not in _NUMBERS or abs(_NUMBERS[body] - _NUMBERS[letter]) < 2:
+            return None
+        for c in corners:
+            if c.probability >= _RANK_SURE or dict(c.ranks).get(body, 0.0) < _PLAUSIBLE:
+                return None
+        if _plain_count(self._body_stats(card, max(c.right for c in corners))) != int(body):
+            return None
+        return Card.from_str(("T" if body == "10" else body) + str(identity)[1])
+
+    def _body_stats(self, card: np.ndarray, index_right: int) -> tuple[np.ndarray, tuple[int, int]]:
+        """The body's ink blobs at half size (as :meth:`_body` first finds them) and its shape."""
+        x0, y0, x1, y1 = _body_box(index_right)
+        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+        n, _, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
+        return stats[1:n], body.shape[:2]
 
     def _joker_by_word(self, card: np.ndarray, body_visible: bool) -> CardRead:
         """A card whose corners show no rank and suit may be a joker whose index is the word
@@ -422,7 +481,8 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
         return _NOTHING
     rival = ""
     if rank.probability < _RANK_SURE:
-        others = {k: v for k, v in rank.distribution.items() if k != rank.label}
+        # The O of a joker's word is no rank: a Q unsure against it is unsure against no card.
+        others = {k: v for k, v in rank.distribution.items() if k not in (rank.label, "O")}
         if rank.probability < _RANK_MAYBE or not others:
             return _NOTHING
         rival = max(others, key=others.__getitem__)  # the body must tell the two apart
@@ -431,11 +491,26 @@ def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> Co
     confidence = float(np.clip(0.5 + 0.5 * min(closeness, sureness), 0, 1))
     right = CANONICAL_PAD + 1 + max(a[2], b[2])
     suit_label = STAR if rank.label == "JK" else suit.label
-    return CornerRead(rank.label, suit_label, min(rank.score, suit.score), confidence, red, right, rival=rival)
+    ranks = tuple(sorted(rank.distribution.items(), key=lambda kv: -kv[1])[:_LIKELIEST])
+    return CornerRead(
+        rank.label,
+        suit_label,
+        min(rank.score, suit.score),
+        confidence,
+        red,
+        right,
+        rival=rival,
+        probability=rank.probability,
+        ranks=ranks,
+    )
 
 
 # A lone index with its body hidden (a card under others) stands only this sure and close.
 _LONE_HIDDEN = (0.9, 0.78)
+# ... or, a little short of that, this sure and close, when another outline reads the same card.
+# ... and where an index lies (not against the outline's edge, not deep inside: a neighbour's).
+_NEARLY = (0.85, 0.75)
+_NEARLY_INSET = 14
 _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, by itself
 # A lone index with the body hidden that lies against the outline's edge may be a fragment of a
 # neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
@@ -443,10 +518,10 @@ _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, 
 _LONE_INSET, _AGAINST_THE_EDGE = 2, 0.65
 
 
-def _clear_alone(corner: CornerRead) -> bool:
+def _clear_alone(corner: CornerRead, thresholds: tuple[float, float] = _LONE_HIDDEN) -> bool:
     """A lone index with its body hidden that may stand on its own: sure of its rank and a close
     match (its suit must then be sure by itself: ``_LONE_ODDS``, checked with the suit)."""
-    confidence, score = _LONE_HIDDEN
+    confidence, score = thresholds
     return not corner.rival and corner.confidence >= confidence and corner.score >= score
 
 
@@ -686,6 +761,9 @@ def _index_in(ink: _Blobs, dark: np.ndarray, paper: np.ndarray, outer: bool = Fa
         if b[1] >= rank_box[3] - 1
         and b[1] - rank_box[3] < 1.2 * height
         and min(b[2], rank_box[2]) - max(b[0], rank_box[0]) > 0.3 * min(b[2] - b[0], rank_box[2] - rank_box[0])
+        # A suit is no dash of a court card's frame, nor a speck: as wide and as tall as a good
+        # share of the rank's height.
+        and min(b[2] - b[0], b[3] - b[1]) >= _SUIT_SHARE * height
     ]
     if not below:
         return None
@@ -744,6 +822,42 @@ _PIPS = 1  # pips judged: the top one (2: and the bottom one turned upright; mea
 
 _OTHER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}
 _NUMBERS = {r: int(r) for r in RANKS if r.isdigit()}
+
+
+# The pips of a number card by column (left, middle, right), as ordinary decks lay them out.
+_COLUMNS = {2: (0, 2, 0), 3: (0, 3, 0), 4: (2, 0, 2), 5: (2, 1, 2), 6: (3, 0, 3), 7: (3, 1, 3), 8: (3, 2, 3),
+            9: (4, 1, 4), 10: (4, 2, 4)}  # fmt: skip
+# A rank is plausible for an index when the rank model gives it at least this; the likeliest
+# ranks kept per corner.
+_PLAUSIBLE, _LIKELIEST = 0.1, 4
+_OUTWEIGHED = 0.7  # a tentative index outweighed by a sure one must still give its rank this
+
+
+def _rank_label(card: Card) -> str:
+    letter = str(card)[0]
+    return "10" if letter == "T" else letter
+
+
+def _plain_count(body: tuple[np.ndarray, tuple[int, int]]) -> int | None:
+    """The number of pips of a body whose pips are plain to count: all of like size (none two
+    run together, none half hidden), in the columns a number card of that count has them, the
+    top one in the body's upper quarter and the bottom one in its lower quarter; else None."""
+    stats, (bh, bw) = body
+    big = [s for s in stats if s[cv2.CC_STAT_AREA] >= 0.003 * bh * bw]
+    if not 2 <= len(big) <= 10:
+        return None
+    areas = np.array([s[cv2.CC_STAT_AREA] for s in big], np.float64)
+    heights = np.array([s[cv2.CC_STAT_HEIGHT] for s in big], np.float64)
+    if areas.max() > 1.6 * areas.min() or heights.max() > 1.3 * heights.min():
+        return None
+    xs = np.array([(s[cv2.CC_STAT_LEFT] + s[cv2.CC_STAT_WIDTH] / 2) / bw - 0.5 for s in big])
+    ys = np.array([(s[cv2.CC_STAT_TOP] + s[cv2.CC_STAT_HEIGHT] / 2) / bh for s in big])
+    columns = (int(np.sum(xs < -0.12)), int(np.sum(np.abs(xs) <= 0.08)), int(np.sum(xs > 0.12)))
+    if sum(columns) != len(big) or _COLUMNS.get(len(big)) != columns:
+        return None
+    if ys.min() > 0.25 or ys.max() < 0.75:
+        return None
+    return len(big)
 
 
 def expected_body(card: Card) -> str:
