@@ -596,7 +596,10 @@ def _read_pile(
     them). The body check is skipped, since a pile's neighbours lie across each card's body, so
     the next candidates at the same place, a few pixels apart, are read too: the card counts if
     none of them reads another card, and, unless its own read is sure, one reads the same card
-    (a club taken for a spade from one outline is seldom taken for it from the next)."""
+    (a club taken for a spade from one outline is seldom taken for it from the next). A candidate
+    overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
+    two fanned cards reads either) is no second look there: read, it confirms that place or
+    begins one of its own, which needs a second candidate reading its card."""
     places: list[_Place] = []
     for quad in candidates:
         here = [p for p in places if _covered(quad.corners, p.first.corners)]
