@@ -54,3 +54,14 @@ def test_a_sure_read_from_an_outline_well_off_a_place_needs_a_second_candidate()
     score.add(found, truth, label)
     assert score.wrong == []
     assert score.correct >= 3
+
+
+def test_a_card_grown_from_a_corner_of_the_pile_is_a_candidate_whatever_its_rank():
+    # Anglo's QD under another card: its card grown from the pile's corner lies 3-6 px off it, but
+    # its far sides cross the others' pictures (few edges) and it ranked below the pile's cap.
+    label, frame, truth = scene("aisleriot:anglo", 11, (1920, 1080), 13)
+    found = recognise(frame, reader())
+    score = Score()
+    score.add(found, truth, label)
+    assert score.wrong == []
+    assert score.correct == sum(1 for t in truth if t.face_up), found
