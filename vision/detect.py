@@ -433,22 +433,28 @@ def split_steps(
         assert frame is not None
         edges = _edges(frame, scale, [contour])
         yield
-    hypotheses = _corner_hypotheses(contour, size) + _piece_hypotheses(contour, mask, edges, size)
+    corners = _corner_hypotheses(contour, size)
+    hypotheses = corners + _piece_hypotheses(contour, mask, edges, size)
     runs = _side_runs(contour, size)
     for start in range(0, len(runs), SPLIT_RUNS_PER_STEP):
         yield
         for run in runs[start : start + SPLIT_RUNS_PER_STEP]:
             hypotheses += _slides(contour, edges, size, run)
     yield
-    filled = [(fill, quad) for quad in hypotheses if (fill := _fill(mask, quad)) >= _MIN_FILL]
+    filled = [(fill, k, quad) for k, quad in enumerate(hypotheses) if (fill := _fill(mask, quad)) >= _MIN_FILL]
     yield
     scored = []
     if filled:  # the edge support of all those on card pixels at once
-        supports = _edge_support_many(edges, np.array([quad for _, quad in filled]))
-        scored = [(s * f, q) for s, (f, q) in zip(supports, filled, strict=True) if s >= _MIN_SUPPORT]
-    # A pile of n cards needs a few candidates per card; the rest only cost reads.
+        supports = _edge_support_many(edges, np.array([quad for _, _, quad in filled]))
+        scored = [(s * f, k, q) for s, (f, k, q) in zip(supports, filled, strict=True) if s >= _MIN_SUPPORT]
+    # A pile of n cards needs a few candidates per card; the rest only cost reads. But a card
+    # grown from a right-angled corner of the pile's outline is kept whatever its rank: the
+    # corner is a card's (a pile has few), while its far sides may cross other cards' bodies,
+    # where few edges run (anglo's pictures: a card 3 px off ranked 19th-25th of 18 kept).
     cap = _CANDIDATES_PER_CARD * _fanned_cards(cv2.contourArea(contour) / (size[0] * size[1]))
-    ranked = _distinct((quad for _, quad in sorted(scored, key=lambda s: -s[0])), cap)
+    ranked = _distinct((quad for _, _, quad in sorted(scored, key=lambda s: -s[0])), cap)
+    grown = [quad for _, k, quad in sorted(scored, key=lambda s: -s[0]) if k < len(corners)]
+    ranked = _distinct(ranked + grown, len(ranked) + len(grown))
     # Only the survivors are snapped (it is the costly step), then told apart again.
     outline = contour.reshape(-1, 2).astype(np.float64)
     snapped: list[np.ndarray] = []
@@ -457,7 +463,7 @@ def split_steps(
         chunk = ranked[start : start + SPLIT_SNAPS_PER_STEP]
         snapped += [_sharp_corners(quad, outline, partial=True) for quad in chunk]
     if frame is None:
-        return _distinct(snapped, cap)
+        return _distinct(snapped, len(ranked))
     # Each candidate is followed by its fit to the frame's own edges: the fit places most outlines
     # closer (the snapped side lies on the mask's outline, inside the card), but not all (a side
     # hidden under another card lets a court card's frame line pull it), so both are read.
@@ -472,7 +478,7 @@ def split_steps(
             around = gradients(frame, int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1)))
         for quad in snapped[start : start + SPLIT_FITS_PER_STEP]:
             both += [quad, fit_to_edges(frame, quad / scale, around) * scale]
-    return _distinct(both, 2 * cap)
+    return _distinct(both, 2 * len(ranked))
 
 
 def _fanned_cards(area: float) -> int:

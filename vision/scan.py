@@ -66,6 +66,9 @@ _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pi
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
 # and three at 0.81 that a neighbouring candidate disputed (it read the true card).
 _SURE = 0.7
+# Of a card's short side: a candidate further off a place's outline than the first is no second
+# look at it but a card of its own (a fan's neighbours lie 0.45-0.7 apart), up to the second.
+_OWN_PLACE = (0.2, 0.75)
 _BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corners read the card
 # The work budget's units: one outline read (a warp and the reader, ~2.5 ms at 1080p) is one unit;
 # splitting a pile into candidate outlines costs about two reads per card's worth of its area.
@@ -568,11 +571,15 @@ class _Place:
     second_looks: int = 0
     confirmed: bool = False  # another candidate here read the same card
     disputed: bool = False  # another candidate here read another card
+    # First read from an outline well off another place it overlaps (a fan's neighbour, or an
+    # outline between two cards seeing one's index turned: a 9 read as a 6): it needs a second
+    # candidate here reading the same card, however sure it is.
+    off: bool = False
 
     @property
     def settled(self) -> bool:
         """Both corners read alike from one outline, closely: no second look is needed."""
-        return self.first.confidence >= _BOTH_CORNERS
+        return self.first.confidence >= _BOTH_CORNERS and not self.off
 
 
 def _read_pile(
@@ -589,10 +596,29 @@ def _read_pile(
     them). The body check is skipped, since a pile's neighbours lie across each card's body, so
     the next candidates at the same place, a few pixels apart, are read too: the card counts if
     none of them reads another card, and, unless its own read is sure, one reads the same card
-    (a club taken for a spade from one outline is seldom taken for it from the next)."""
+    (a club taken for a spade from one outline is seldom taken for it from the next). A candidate
+    overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
+    two fanned cards reads either) is no second look there: read, it confirms that place or
+    begins one of its own, which needs a second candidate reading its card."""
     places: list[_Place] = []
     for quad in candidates:
-        place = next((p for p in places if _covered(quad.corners, p.first.corners)), None)
+        here = [p for p in places if _covered(quad.corners, p.first.corners)]
+        place = min(here, key=lambda p: _apart(quad.corners, p.first.corners), default=None)
+        if (
+            place is not None
+            and not place.settled
+            and _OWN_PLACE[0] < _apart(quad.corners, place.first.corners) / quad.size[0] <= _OWN_PLACE[1]
+        ):
+            # It overlaps a card read from one corner but lies well off it: the card under or
+            # over that one in a fan (an outline grown halfway between two cards reads either).
+            # An outline further off still is turned across the place (a card grown the other
+            # way from a corner): that is no card of a fan (813 of 814 such read nothing).
+            rec = _read(frame, quad, reader, False, memo, work, done)
+            if rec.card == place.first.card:
+                place.confirmed = True
+            elif rec.card is not None:
+                places.append(_Place(rec, off=True))
+            continue
         if place is not None and (place.disputed or place.second_looks >= _SECOND_LOOKS or place.settled):
             continue
         rec = _read(frame, quad, reader, False, memo, work, done)
@@ -603,7 +629,13 @@ def _read_pile(
         place.second_looks += 1
         place.confirmed |= rec.card == place.first.card
         place.disputed |= rec.card is not None and rec.card != place.first.card
-    return [p.first for p in places if not p.disputed and (p.confirmed or p.first.confidence >= _SURE)]
+    return [p.first for p in places if not p.disputed and (p.confirmed or (p.first.confidence >= _SURE and not p.off))]
+
+
+def _apart(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two outlines lie: the largest distance between their corners, paired as
+    they lie (both are clockwise; a card's outline may start at either short side)."""
+    return float(min(np.max(np.linalg.norm(a - np.roll(b, k, axis=0), axis=1)) for k in (0, 2)))
 
 
 def _covered(quad: np.ndarray, by: np.ndarray) -> bool:
