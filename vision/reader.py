@@ -251,7 +251,10 @@ class GenericReader:
         JOKER set down the edge, letter under letter or turned on its side: a column of four or
         more letter-sized blobs in each corner, in one colour (red: the big joker, black: the
         little one). Both corners must show it, or one corner and a picture in the body."""
-        columns = [_word_column(_corner_patch(card, far)) for far in (False, True)]
+        first = _word_column(_corner_patch(card, False))
+        if first is None and not body_visible:
+            return CardRead(None, 0.0, "no readable index")  # both corners must show it
+        columns = [first, _word_column(_corner_patch(card, True))]
         seen = [red for red in columns if red is not None]
         if not seen or len(set(seen)) > 1:
             return CardRead(None, 0.0, "no readable index")
