@@ -304,6 +304,21 @@ def _trick(deck: str, s: int) -> tuple[list, list, list[FrameObservation], list[
     return plays, events, seen, frames
 
 
+@pytest.mark.parametrize(
+    ("deck", "s"),
+    [
+        # nicu-white's AH: its big heart, joined to the card's edge through the index's heart,
+        # cut so deep into its paper that the blob was neither full enough to be one card nor
+        # large enough to be split; the card was never outlined.
+        ("kde:nicu-white", 11),
+    ],
+)
+def test_a_card_missed_in_every_still_frame_alike_is_read_in_the_end(deck, s):
+    plays, events, _, _ = _trick(deck, s)
+    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
+    assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
+
+
 def test_a_pale_tables_blob_waiting_for_work_makes_no_empty_zone_busy():
     # On a pale table (project seed 23) the table above the mat is one blob bent round the mat's
     # top: larger than any trick, its work waits behind the cards'. Its outline's centre lay on
