@@ -681,10 +681,10 @@ def find_blobs(
         # taken for one when its hull is a card of the size, with paper along every side.
         for i in list(clusters):
             corners = _single_card(contours[i], mask, notched=True)
-            quad = None if corners is None else CardQuad(_clockwise(corners / scale), True)
-            if quad is not None and _card_sized(quad, size):
+            notched = None if corners is None else CardQuad(_clockwise(corners / scale), True)
+            if notched is not None and _card_sized(notched, size):
                 clusters.remove(i)
-                singles.append((quad, i))
+                singles.append((notched, i))
     for quad, i in singles:
         # The size above is the paper mask's (piles are split at it, their outlines being the
         # mask's too); a single card's own outline is moved onto its edges for the reader.

@@ -287,7 +287,8 @@ def _nudged(corners: np.ndarray, looks: int) -> np.ndarray:
     turned = (corners - centre) @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) * (1 + grow) + centre
     sides = np.array([corners[1] - corners[0], corners[3] - corners[0]])
     lengths = np.linalg.norm(sides, axis=1)
-    return turned + lengths.min() * (across * sides[0] / lengths[0] + along * sides[1] / lengths[1])
+    moved: np.ndarray = turned + lengths.min() * (across * sides[0] / lengths[0] + along * sides[1] / lengths[1])
+    return moved
 
 
 def _thumbnail(frame: np.ndarray, quad: CardQuad) -> np.ndarray:
