@@ -40,6 +40,9 @@ _CANDIDATES_PER_CARD = 6  # candidates kept per card's worth of a pile's area
 _SLIDE_PEAKS = 2  # positions kept along each straight run of a pile's outline
 _RUNS_PER_CARD = 4  # straight runs of a pile's outline tried per card's worth of its area
 _SHOWN = 0.6  # the share of a card under another that a fanned pile shows (scenes: 55-65 %)
+# A card-sized, card-shaped blob this full of card pixels, with paper along this share of each
+# side, is one card whose ink cuts into its paper (a red pip or index touching its edge).
+_NOTCHED_FILL, _NOTCHED_SIDE = 0.8, 0.75
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,18 +194,42 @@ def _fill(mask: np.ndarray, quad: np.ndarray) -> float:
     return float(np.count_nonzero(region[inside > 0])) / max(area, float(inside.sum()))
 
 
-def _single_card(contour: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
-    """The corners of a blob that is one whole card, or None."""
+def _single_card(contour: np.ndarray, mask: np.ndarray, notched: bool = False) -> np.ndarray | None:
+    """The corners of a blob that is one whole card, or None. ``notched``: the card's paper may
+    be cut into by its ink (saturated red is not paper: a big heart joined to the edge through an
+    index's heart), so less of its outline is filled, as long as every side runs along paper (the
+    caller then checks that it is card-sized)."""
     (_, _), (rw, rh), _ = rect = cv2.minAreaRect(contour)
     if min(rw, rh) < 8 or not 0.6 <= min(rw, rh) / max(rw, rh) <= 0.82:
         return None
     hull = cv2.convexHull(contour)
     approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
     quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else cv2.boxPoints(rect)
-    if _fill(mask, quad) < 0.93:
+    if _fill(mask, quad) < (_NOTCHED_FILL if notched else 0.93):
+        return None
+    if notched and not _sides_on_paper(mask, _clockwise(quad)):
         return None
     quad = _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
     return quad if _rectangular(quad) else None
+
+
+def _sides_on_paper(mask: np.ndarray, quad: np.ndarray, inset: float = 3.0, samples: int = 24) -> bool:
+    """Whether each side of a quadrilateral (work pixels, clockwise), looked at ``inset`` pixels
+    inside it away from its rounded corners, is mostly card pixels: a card notched by its ink
+    still has paper along most of every side; an L of two cards, or a wedge, does not."""
+    centre = quad.mean(axis=0)
+    ends = np.roll(quad, -1, axis=0)
+    t = _SIDE_STEPS[samples]
+    h, w = mask.shape
+    for a, b in zip(quad, ends, strict=True):
+        points = a + t * (b - a)
+        inward = centre - (a + b) / 2
+        points = points + inset * inward / max(float(np.linalg.norm(inward)), 1e-9)
+        x, y = np.round(points).astype(np.intp).T
+        inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+        if np.count_nonzero(mask[y[inside], x[inside]]) < _NOTCHED_SIDE * samples:
+            return False
+    return True
 
 
 def _rectangular(quad: np.ndarray) -> bool:
@@ -650,6 +677,14 @@ def find_blobs(
         # A card-shaped blob of the wrong size is a tidy pile of cards (or not a card at all).
         clusters += [i for q, i in singles if not _card_sized(q, size)]
         singles = [(q, i) for q, i in singles if _card_sized(q, size)]
+        # A blob not full enough to be a card may be one whose ink cuts into its paper: it is
+        # taken for one when its hull is a card of the size, with paper along every side.
+        for i in list(clusters):
+            corners = _single_card(contours[i], mask, notched=True)
+            notched = None if corners is None else CardQuad(_clockwise(corners / scale), True)
+            if notched is not None and _card_sized(notched, size):
+                clusters.remove(i)
+                singles.append((notched, i))
     for quad, i in singles:
         # The size above is the paper mask's (piles are split at it, their outlines being the
         # mask's too); a single card's own outline is moved onto its edges for the reader.

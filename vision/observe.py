@@ -318,8 +318,8 @@ class Observer:
 @dataclass(frozen=True, slots=True)
 class _Place:
     """Where a blob of card pixels lies on the mat: the zone (name, or None) of each of some
-    32 points along its outline and of its centre, and its centre's distance from the nearest
-    seat zone (mat mm; 0 inside one)."""
+    32 points along its outline and of its centre (when the centre lies on the blob), and its
+    centre's distance from the nearest seat zone (mat mm; 0 inside one)."""
 
     zones: tuple[str | None, ...]
     distance: float
@@ -327,8 +327,12 @@ class _Place:
 
 def _place_on(layout: MatLayout, pose: MatPose, outline: np.ndarray) -> _Place:
     points = outline[:: max(1, len(outline) // 32)]
-    on_mat = pose.to_mat(np.vstack([points, outline.mean(axis=0, keepdims=True)]))
-    zones = tuple(z.name if z is not None else None for z in layout.zones_at(on_mat))
+    centre = outline.mean(axis=0, keepdims=True)
+    on_mat = pose.to_mat(np.vstack([points, centre]))
+    # The centre of a blob that is not card-like (a pale table's band, bent round the mat) may lie
+    # off its pixels, in a zone it does not touch: its zone counts only when it lies on the blob.
+    on_blob = cv2.pointPolygonTest(outline.astype(np.float32), (float(centre[0, 0]), float(centre[0, 1])), False) >= 0
+    zones = tuple(z.name if z is not None else None for z in layout.zones_at(on_mat if on_blob else on_mat[:-1]))
     boxes = np.array([z.box_mm for z in layout.zones if z.seat is not None] or [[0, 0, 0, 0]], float)
     x, y = on_mat[-1]
     dx = np.maximum(np.maximum(boxes[:, 0] - x, x - boxes[:, 2]), 0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -93,6 +93,7 @@ class _Remembered:
     thumb: np.ndarray
     body_visible: bool
     read: CardRead
+    looks: int = 0  # the reads in a row, unknown, of a single card at this place (see ReadMemo.read)
 
 
 @dataclass(slots=True)
@@ -231,6 +232,7 @@ class ReadMemo:
             self._now.append(done[id(quad)])
             return done[id(quad)].read
         thumb = _thumbnail(frame, quad)
+        looks = 0
         for old in self._last:
             same_place = old.body_visible == body_visible and _same_outline(old.corners, quad.corners)
             # An unknown read is never reused: it is read again (it may have been a frame with a
@@ -241,15 +243,52 @@ class ReadMemo:
                 if done is not None:
                     done[id(quad)] = old
                 return old.read
+            if same_place and old.read.card is None and quad.pile < 0:
+                looks = max(looks, old.looks + 1)
         if work is not None:
             work.read()
         self.misses += 1
-        read = reader.read(warp_card(frame, quad), body_visible=body_visible)
-        remembered = _Remembered(quad.corners, thumb, body_visible, read)
+        # A single card read unknown at this place before is read again through an outline moved
+        # a little (another one each time): a card that lies still shows the reader the same
+        # pixels through the same outline, and an index a pixel or two outside where it looks is
+        # missed in every frame alike.
+        seen = quad if looks == 0 else replace(quad, corners=_nudged(quad.corners, looks))
+        read = reader.read(warp_card(frame, seen), body_visible=body_visible)
+        remembered = _Remembered(quad.corners, thumb, body_visible, read, looks)
         self._now.append(remembered)
         if done is not None:
             done[id(quad)] = remembered
         return read
+
+
+# The moves of an outline read again (see ReadMemo.read), in the order tried: grown (the paper
+# mask's outline lies inside the card), slid along either side, turned, shrunk. Each is (growth,
+# share of its size; turn, degrees; slide across, slide along, shares of its short side).
+_NUDGES = (
+    (0.03, 0.0, 0.0, 0.0),
+    (0.0, 0.0, 0.025, 0.0),
+    (0.0, 0.0, -0.025, 0.0),
+    (0.0, 0.0, 0.0, 0.025),
+    (0.0, 0.0, 0.0, -0.025),
+    (0.0, 1.5, 0.0, 0.0),
+    (0.0, -1.5, 0.0, 0.0),
+    (-0.03, 0.0, 0.0, 0.0),
+)
+
+
+def _nudged(corners: np.ndarray, looks: int) -> np.ndarray:
+    """The outline's ``looks``-th move (``_NUDGES`` round and round, the outline itself between)."""
+    k = looks % (len(_NUDGES) + 1)
+    if k == 0:
+        return corners
+    grow, turn, across, along = _NUDGES[k - 1]
+    centre = corners.mean(axis=0)
+    t = np.deg2rad(turn)
+    turned = (corners - centre) @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) * (1 + grow) + centre
+    sides = np.array([corners[1] - corners[0], corners[3] - corners[0]])
+    lengths = np.linalg.norm(sides, axis=1)
+    moved: np.ndarray = turned + lengths.min() * (across * sides[0] / lengths[0] + along * sides[1] / lengths[1])
+    return moved
 
 
 def _thumbnail(frame: np.ndarray, quad: CardQuad) -> np.ndarray:
