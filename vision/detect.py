@@ -17,7 +17,7 @@ scale) or from the single cards seen in the same frame.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import cv2
@@ -563,6 +563,15 @@ class Paper:
     scale: float
     contours: list[np.ndarray]
     blobs: list[Blob]
+    # Whether each blob (by index) is one whole card, and its corners (see _single_card; with
+    # ``notched`` too): asked again in every frame a pile's split goes on in, and the same answer.
+    shapes: dict[tuple[int, bool], np.ndarray | None] = field(default_factory=dict, repr=False)
+
+    def single_card(self, i: int, notched: bool = False) -> np.ndarray | None:
+        key = (i, notched)
+        if key not in self.shapes:
+            self.shapes[key] = _single_card(self.contours[i], self.mask, notched)
+        return self.shapes[key]
 
 
 def paper(frame: np.ndarray, half: np.ndarray | None = None, card_size_px: tuple[float, float] | None = None) -> Paper:
@@ -667,7 +676,7 @@ def find_blobs(
     for i in quads:
         if blobs[i].area < least:
             continue
-        quad = _single_card(contours[i], mask)
+        quad = pixels.single_card(i)
         if quad is None:
             clusters.append(i)
         else:
@@ -680,7 +689,7 @@ def find_blobs(
         # A blob not full enough to be a card may be one whose ink cuts into its paper: it is
         # taken for one when its hull is a card of the size, with paper along every side.
         for i in list(clusters):
-            corners = _single_card(contours[i], mask, notched=True)
+            corners = pixels.single_card(i, notched=True)
             notched = None if corners is None else CardQuad(_clockwise(corners / scale), True)
             if notched is not None and _card_sized(notched, size):
                 clusters.remove(i)
