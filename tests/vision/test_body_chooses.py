@@ -30,6 +30,16 @@ def anglo_scenes(seed: int, count: int) -> list[tuple]:
     return list(scenes(count, (1280, 720), seed=seed, deck=dict(deck_faces("aisleriot:anglo"))))
 
 
+def assert_reads(seed: int, index: int, card: str) -> None:
+    """Anglo's scene ``index`` of ``seed`` reads ``card``, and no card wrong."""
+    label, frame, truth = anglo_scenes(seed, index + 1)[index]
+    found = recognise(frame, reader())
+    score = Score()
+    score.add(found, truth, label)
+    assert score.wrong == []
+    assert card in {str(rec.card) for rec in found}, found
+
+
 @pytest.mark.parametrize(
     ("seed", "index", "card"),
     [
@@ -38,23 +48,13 @@ def anglo_scenes(seed: int, count: int) -> list[tuple]:
     ],
 )
 def test_an_index_unsure_between_two_ranks_is_decided_by_the_body(seed, index, card):
-    label, frame, truth = anglo_scenes(seed, index + 1)[index]
-    found = recognise(frame, reader())
-    score = Score()
-    score.add(found, truth, label)
-    assert score.wrong == []
-    assert card in {str(rec.card) for rec in found}, found
+    assert_reads(seed, index, card)
 
 
 @pytest.mark.parametrize(("seed", "index", "card"), [(11, 9, "5H"), (4, 4, "5S")])
 def test_a_pile_card_whose_indices_both_lean_to_its_rank_one_surely_is_read(seed, index, card):
     # Under another card (the body hidden): one index 5 at 0.98, the other 5 at 0.84 (6 at 0.15).
-    label, frame, truth = anglo_scenes(seed, index + 1)[index]
-    found = recognise(frame, reader())
-    score = Score()
-    score.add(found, truth, label)
-    assert score.wrong == []
-    assert card in {str(rec.card) for rec in found}, found
+    assert_reads(seed, index, card)
 
 
 def number_faces() -> list[tuple[Card, object]]:
@@ -83,9 +83,4 @@ def test_a_plain_count_is_never_another_rank():
 def test_a_pile_card_whose_lone_index_is_nearly_clear_is_read_when_two_outlines_agree(seed, index, card):
     # Under another card, one index (anglo's thin 7, J at 0.95): confidence 0.87-0.89, a little
     # short of the 0.9 a lone index needs on its own; two candidate outlines read the same card.
-    label, frame, truth = anglo_scenes(seed, index + 1)[index]
-    found = recognise(frame, reader())
-    score = Score()
-    score.add(found, truth, label)
-    assert score.wrong == []
-    assert card in {str(rec.card) for rec in found}, found
+    assert_reads(seed, index, card)
