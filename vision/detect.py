@@ -479,8 +479,9 @@ def split_steps(
     # corner is a card's (a pile has few), while its far sides may cross other cards' bodies,
     # where few edges run (anglo's pictures: a card 3 px off ranked 19th-25th of 18 kept).
     cap = _CANDIDATES_PER_CARD * _fanned_cards(cv2.contourArea(contour) / (size[0] * size[1]))
-    ranked = _distinct((quad for _, _, quad in sorted(scored, key=lambda s: -s[0])), cap)
-    grown = [quad for _, k, quad in sorted(scored, key=lambda s: -s[0]) if k < len(corners)]
+    best_first = sorted(scored, key=lambda s: -s[0])
+    ranked = _distinct((quad for _, _, quad in best_first), cap)
+    grown = [quad for _, k, quad in best_first if k < len(corners)]
     ranked = _distinct(ranked + grown, len(ranked) + len(grown))
     # Only the survivors are snapped (it is the costly step), then told apart again.
     outline = contour.reshape(-1, 2).astype(np.float64)

@@ -167,12 +167,13 @@ def fit_to_edges(frame: np.ndarray, corners: np.ndarray, around: Gradients | Non
         gx, gy = given
     local = corners - (x0, y0)
     centre = local.mean(axis=0)
-    turned = np.array([_turn(local, centre, t) for t in _FIT_TURNS])  # T x 4 x 2
+    turned = np.array([turned_about(local, centre, t) for t in _FIT_TURNS])  # T x 4 x 2
     scores, fits = _fits(gx, gy, turned, offsets)
     return fits[int(np.argmax(scores))] + (x0, y0)
 
 
-def _turn(quad: np.ndarray, centre: np.ndarray, angle: float) -> np.ndarray:
+def turned_about(quad: np.ndarray, centre: np.ndarray, angle: float) -> np.ndarray:
+    """Points turned by ``angle`` (radians) about ``centre``."""
     c, s = np.cos(angle), np.sin(angle)
     return (quad - centre) @ np.array([[c, s], [-s, c]]) + centre
 

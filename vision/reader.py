@@ -235,16 +235,9 @@ class GenericReader:
         for c in corners:
             if c.probability >= _RANK_SURE or dict(c.ranks).get(body, 0.0) < _PLAUSIBLE:
                 return None
-        if _plain_count(self._body_stats(card, max(c.right for c in corners))) != int(body):
+        if _plain_count(_body_blobs(card, max(c.right for c in corners))) != int(body):
             return None
         return Card.from_str(("T" if body == "10" else body) + str(identity)[1])
-
-    def _body_stats(self, card: np.ndarray, index_right: int) -> tuple[np.ndarray, tuple[int, int]]:
-        """The body's ink blobs at half size (as :meth:`_body` first finds them) and its shape."""
-        x0, y0, x1, y1 = _body_box(index_right)
-        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-        n, _, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
-        return stats[1:n], body.shape[:2]
 
     def _joker_by_word(self, card: np.ndarray, body_visible: bool) -> CardRead:
         """A card whose corners show no rank and suit may be a joker whose index is the word
@@ -284,10 +277,9 @@ class GenericReader:
     def _body(self, card: np.ndarray, index_right: int, identity: Card) -> tuple[str, float | None]:
         """What the body shows (see :func:`vision.classify.reading_of_blobs`) and, for a number
         card, its top pip's log-odds for the card's suit."""
-        x0, y0, x1, y1 = _body_box(index_right)
-        # At half size: pips are large, and counting them costs a quarter.
-        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
+        x0, y0, x1, y1 = box = _body_box(index_right)
+        body, labels, stats = _ink_at_half_size(card, box)
+        n = len(stats)
         seen = reading_of_blobs(stats[1:n], body.shape)
         number = not identity.is_joker and str(identity)[0] not in "JQK"
         if seen == "picture" and number:
@@ -308,9 +300,8 @@ class GenericReader:
         x1, y1 = p + round(_SIDE_STRIP * CANONICAL_W), p + round(0.6 * CANONICAL_H)
         if x1 - x0 < 8:
             return None
-        body = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats((body > 2 * _BODY_INK).astype(np.uint8))
-        return self._pip_odds(card[y0:y1, x0:x1], body, labels, stats[:n], identity)
+        body, labels, stats = _ink_at_half_size(card, (x0, y0, x1, y1))
+        return self._pip_odds(card[y0:y1, x0:x1], body, labels, stats, identity)
 
     def _picture_suit(self, card: np.ndarray, index_right: int, identity: Card, body_visible: bool) -> float | None:
         """The log-odds for ``identity``'s suit (a court card) of the symbol its picture shows in
@@ -544,6 +535,22 @@ def _member(labels: np.ndarray, ids: tuple[int, ...]) -> np.ndarray:
 def _box_of(labels: np.ndarray, i: int) -> Box:
     ys, xs = np.nonzero(labels == i)
     return (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+
+
+def _ink_at_half_size(card: np.ndarray, box: Box) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A part of the card (a body, a strip of pips) at half size, where pips are large and
+    counting them costs a quarter: its darkness, and the labels and stats of its ink blobs."""
+    x0, y0, x1, y1 = box
+    dark = _darkness(cv2.resize(card[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats((dark > 2 * _BODY_INK).astype(np.uint8))
+    return dark, labels, stats
+
+
+def _body_blobs(card: np.ndarray, index_right: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """The body's ink blobs at half size (as :meth:`GenericReader._body` first finds them, the
+    background left out) and the body's shape there."""
+    dark, _, stats = _ink_at_half_size(card, _body_box(index_right))
+    return stats[1:], dark.shape[:2]
 
 
 def _darkness(image: np.ndarray) -> np.ndarray:

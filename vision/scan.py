@@ -28,6 +28,7 @@ from vision.detect import (
     paper,
     warp_card,
 )
+from vision.outline import turned_about
 
 log = logging.getLogger(__name__)
 
@@ -283,8 +284,7 @@ def _nudged(corners: np.ndarray, looks: int) -> np.ndarray:
         return corners
     grow, turn, across, along = _NUDGES[k - 1]
     centre = corners.mean(axis=0)
-    t = np.deg2rad(turn)
-    turned = (corners - centre) @ np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]]) * (1 + grow) + centre
+    turned = (turned_about(corners, centre, np.deg2rad(turn)) - centre) * (1 + grow) + centre
     sides = np.array([corners[1] - corners[0], corners[3] - corners[0]])
     lengths = np.linalg.norm(sides, axis=1)
     moved: np.ndarray = turned + lengths.min() * (across * sides[0] / lengths[0] + along * sides[1] / lengths[1])
@@ -641,13 +641,9 @@ def _read_pile(
     begins one of its own, which needs a second candidate reading its card."""
     places: list[_Place] = []
     for quad in candidates:
-        here = [p for p in places if _covered(quad.corners, p.first.corners)]
-        place = min(here, key=lambda p: _apart(quad.corners, p.first.corners), default=None)
-        if (
-            place is not None
-            and not place.settled
-            and _OWN_PLACE[0] < _apart(quad.corners, place.first.corners) / quad.size[0] <= _OWN_PLACE[1]
-        ):
+        here = [(_apart(quad.corners, p.first.corners), p) for p in places if _covered(quad.corners, p.first.corners)]
+        apart, place = min(here, key=lambda h: h[0], default=(0.0, None))
+        if place is not None and not place.settled and _OWN_PLACE[0] < apart / quad.size[0] <= _OWN_PLACE[1]:
             # It overlaps a card read from one corner but lies well off it: the card under or
             # over that one in a fan (an outline grown halfway between two cards reads either).
             # An outline further off still is turned across the place (a card grown the other

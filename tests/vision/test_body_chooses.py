@@ -14,7 +14,7 @@ from engine.cards import Card
 from simulators.card_faces import all_faces
 from tests.vision.test_generic_reader import canonical
 from vision.decks import deck_available, deck_faces
-from vision.reader import GenericReader, _plain_count
+from vision.reader import GenericReader, _body_blobs, _plain_count
 from vision.scan import recognise
 
 
@@ -72,7 +72,7 @@ def test_a_plain_count_is_never_another_rank():
     for card, face in number_faces():
         upright = canonical(face)
         top = reader().read_corner(upright)
-        count = _plain_count(reader()._body_stats(upright, top.right))
+        count = _plain_count(_body_blobs(upright, top.right))
         expected = 10 if str(card)[0] == "T" else int(str(card)[0])
         assert count in (None, expected), (card, count)
         counted += count == expected
