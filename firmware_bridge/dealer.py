@@ -125,7 +125,10 @@ class Dealer:
         if boot != getattr(self, "_boot", None):  # event numbers count per boot, across deals
             self._boot, self._last_event = boot, 0
         self._problem: DeckMismatch | None = None
-        self._unread = 0  # cards in the reject tray that were never read (double feed, unreadable, purged)
+        # Cards in the reject tray that must come back through the machine: never read (a double
+        # feed, an unreadable card) or purged, read or not (a purged card's slot is given back, and
+        # with an extra copy in the pack another card may take it: the purged one must be read again).
+        self._in_tray = 0
         self._link_down_since: float | None = None
         self._finished = False
         self._last_progress = time.monotonic()
@@ -199,11 +202,11 @@ class Dealer:
         if dest != REJECT:
             self.tally.give_back(card, dest)
         if ev.reason == RejectReason.UNREADABLE:
-            self._unread += 1
+            self._in_tray += 1
             self._raise("unreadable")
 
     def _on_doublefeed(self, ev: DoubleFeed) -> None:
-        self._unread += ev.count
+        self._in_tray += ev.count
         self._raise("double_feed")
 
     def _on_jam(self, ev: Jam) -> None:
@@ -221,7 +224,7 @@ class Dealer:
         self._command(Resume(self.link.next_cmd_id(), self._plan_id), must=True)
 
     def _on_hopperempty(self, ev: HopperEmpty) -> None:
-        if self.tally.left() == 0 and not self._routed and not self._unread:
+        if self.tally.left() == 0 and not self._routed and not self._in_tray:
             self._command(Finish(self.link.next_cmd_id(), self._plan_id), must=True)
             self._finished = True
             return
@@ -230,9 +233,11 @@ class Dealer:
         left = self.tally.left()
         reason = f"the hopper is empty with {left} card{'s' * (left != 1)} still to deal"
         if left == 0:
-            # Every slot is full, but cards that were never read lie in the reject tray: a
+            # Every slot is full, but cards not dealt lie in the reject tray (never read, or purged): a
             # deal is complete only when every card in the machine has been read and checked.
-            reason = f"{self._unread} card{'s' * (self._unread != 1)} in the reject tray were never read"
+            reason = (
+                f"{self._in_tray} card{'s' * (self._in_tray != 1)} in the reject tray must go through the machine again"
+            )
         missing = self.tally.missing_message()
         remedy = "put the cards from the reject tray back in the hopper and press resume"
         unseen = self.tally.missing()
@@ -240,7 +245,7 @@ class Dealer:
             remedy += f" (the host has not seen: {missing.removesuffix(' is missing').removesuffix(' are missing')})"
         if not self._attend("hopper_empty", reason, remedy, fatal=False):
             raise Void(missing or f"{reason}: the pack could not be checked")
-        self._unread = 0  # the operator put the reject tray back in the hopper
+        self._in_tray = 0  # the operator put the reject tray back in the hopper
         self._command(Resume(self.link.next_cmd_id(), self._plan_id), must=True)
 
     def _still_empty(self) -> bool:
@@ -255,7 +260,7 @@ class Dealer:
         known = ev.read_idx != NO_READ and ev.read_idx in self._routed
         if known:
             self._settle_in_path(ev.read_idx, in_reject=True)
-        self._unread += ev.count - known  # cards purged before they were read
+        self._in_tray += ev.count  # read or not, they lie in the reject tray
 
     def _on_fault(self, ev: Fault) -> None:
         if ev.code == FaultCode.LEASE_EXPIRED:
@@ -291,8 +296,6 @@ class Dealer:
         purged = self._purge()
         in_doubt = list(self._routed.items())
         self._routed.clear()
-        if purged and in_doubt:
-            self._unread -= 1  # the purged card is the in-doubt card: known, not unread
         for read_idx, (card, dest) in in_doubt:
             if purged == 0 and dest != REJECT:
                 # Nothing in the path: the gate opens only for the routed slot, so the card is there.

@@ -83,6 +83,22 @@ def test_a_reset_mid_deal_resumes_without_losing_or_doubling_a_card():
         check_deal(sim, plan, len(stack))
 
 
+def test_an_extra_copy_cannot_take_the_slot_of_a_card_purged_at_an_emergency_stop():
+    # Fifty-Six's pack holds two of each card; here a third jack of spades. The emergency stop
+    # purges the card in the path (a jack, read and routed) into the reject tray and its slot is
+    # given back: the extra jack took it, every slot was full, and the deal was declared complete
+    # with a read jack left in the tray (found by the property test's soak campaign).
+    g = get_game("fifty-six")
+    stack = load_stack(g.pack, FaultSpec(extra=(g.pack[0],)), 0)
+    m = SimulatedMachine(stack, seed=0, faults=MachineFaults(estop_at=7), speed=FAST)
+    plan = plan_for(g, g.default_players())
+    with m:
+        sim = m.deal(plan)
+    assert sim.result.status == "void", sim.result.message
+    assert f"({g.pack[0]})" in sim.result.message
+    check_deal(sim, plan, len(stack))
+
+
 def test_every_fault_reaches_the_caller_with_a_reason_and_a_remedy():
     faults = MachineFaults(jam_at=2, double_feed_at=4, unreadable_at=6, estop_at=8, empty_at=15)
     g, stack, m = machine("poley", seed=5, faults=faults)
