@@ -437,6 +437,16 @@ def _split_blob(
 SPLIT_RUNS_PER_STEP = 3  # runs of a pile's outline slid along in one step of its split (~1-2 ms)
 SPLIT_SNAPS_PER_STEP = 4  # candidates snapped to the pile's outline in one step (~1.2 ms)
 SPLIT_FITS_PER_STEP = 2  # candidates fitted to the frame's edges in one step (~0.7-1.2 ms each)
+# What each kind of step costs, in reads (one outline warped and read, ~2.7-3.2 ms at 1080p: the
+# unit of vision.scan's work budget); medians at 1080p on the development machine, in brackets.
+SPLIT_FIRST_STEP = 0.25  # the pile's edges (0.6 ms)
+_HYPOTHESES_STEP = 0.25  # the cards grown from its corners and pieces, its outline's runs (0.6 ms)
+_SLIDES_STEP = 0.5  # SPLIT_RUNS_PER_STEP runs slid along (1.5 ms, up to 3)
+_FILL_STEP = 0.5  # the share of card pixels under every hypothesis (1.5 ms)
+_SUPPORT_STEP = 0.75  # their edge support, ranking and thinning out (2.2 ms, up to 4)
+_SNAPS_STEP = 0.4  # SPLIT_SNAPS_PER_STEP candidates snapped (1.2 ms)
+_FITS_STEP = 0.75  # SPLIT_FITS_PER_STEP candidates fitted (2.1 ms) ...
+_GRADIENTS = 0.25  # ... and, in the first such step, the frame's gradients around the pile
 
 
 def split_steps(
@@ -446,30 +456,32 @@ def split_steps(
     edges: _Edges | None = None,
     frame: np.ndarray | None = None,
     scale: float = 1.0,
-) -> Generator[None, None, list[np.ndarray]]:
+) -> Generator[float, None, list[np.ndarray]]:
     """:func:`_split_blob` in steps of a few milliseconds each (it yields between them, and
     returns the candidates): the edges around the pile (when not given: from ``frame`` at work
     ``scale``), the cards grown from its corners and pieces, then ``SPLIT_RUNS_PER_STEP`` of its
     outline's runs at a time, the share of card pixels under each card, their edge support and
     ranking, then ``SPLIT_SNAPS_PER_STEP`` candidates snapped at a time, and, given the ``frame``,
     ``SPLIT_FITS_PER_STEP`` of them fitted to its edges at full resolution at a time (each
-    snapped candidate is followed by its fit). Each step is 0.5-2.5 ms at 1080p. The same
-    candidates as in one go, given the same edges: a caller short of time goes on with them in a
-    later frame."""
+    snapped candidate is followed by its fit). Each step is 0.5-2.5 ms at 1080p, and each
+    ``yield`` tells what the step after it costs, in reads (the first step costs
+    ``SPLIT_FIRST_STEP``): a caller with a budget of reads stops before a step it cannot pay
+    for. The same candidates as in one go, given the same edges: a caller short of time goes on
+    with them in a later frame."""
     if edges is None:
         assert frame is not None
         edges = _edges(frame, scale, [contour])
-        yield
+        yield _HYPOTHESES_STEP
     corners = _corner_hypotheses(contour, size)
     hypotheses = corners + _piece_hypotheses(contour, mask, edges, size)
     runs = _side_runs(contour, size)
     for start in range(0, len(runs), SPLIT_RUNS_PER_STEP):
-        yield
+        yield _SLIDES_STEP
         for run in runs[start : start + SPLIT_RUNS_PER_STEP]:
             hypotheses += _slides(contour, edges, size, run)
-    yield
+    yield _FILL_STEP
     filled = [(fill, k, quad) for k, quad in enumerate(hypotheses) if (fill := _fill(mask, quad)) >= _MIN_FILL]
-    yield
+    yield _SUPPORT_STEP
     scored = []
     if filled:  # the edge support of all those on card pixels at once
         supports = _edge_support_many(edges, np.array([quad for _, _, quad in filled]))
@@ -487,7 +499,7 @@ def split_steps(
     outline = contour.reshape(-1, 2).astype(np.float64)
     snapped: list[np.ndarray] = []
     for start in range(0, len(ranked), SPLIT_SNAPS_PER_STEP):
-        yield
+        yield _SNAPS_STEP
         chunk = ranked[start : start + SPLIT_SNAPS_PER_STEP]
         snapped += [_sharp_corners(quad, outline, partial=True) for quad in chunk]
     if frame is None:
@@ -498,7 +510,7 @@ def split_steps(
     both: list[np.ndarray] = []
     around = None
     for start in range(0, len(snapped), SPLIT_FITS_PER_STEP):
-        yield
+        yield _FITS_STEP + (_GRADIENTS if around is None else 0.0)
         if around is None and snapped:  # the frame's gradients over the whole pile, once
             quads = np.array(snapped) / scale
             margin = max(fit_reach(q) for q in quads) + 5
@@ -643,7 +655,7 @@ def find_blobs(
     known: Callable[[Blob], tuple[CardQuad, ...] | None] | None = None,
     triage: Callable[[list[Blob], float], set[int]] | None = None,
     pixels: Paper | None = None,
-    split: Callable[[Blob, Callable[[], Generator[None, None, list[np.ndarray]]]], list[np.ndarray] | None]
+    split: Callable[[Blob, Callable[[], Generator[float, None, list[np.ndarray]]]], list[np.ndarray] | None]
     | None = None,
 ) -> list[Blob]:
     """The blobs of card pixels in a frame, each with the card outlines found in it. Given the
@@ -711,7 +723,7 @@ def find_blobs(
                 quads[i] += [CardQuad(_clockwise(q / scale), False, i) for q in found]
         for i in clusters if split is not None else []:
 
-            def start(contour=contours[i]) -> Generator[None, None, list[np.ndarray]]:
+            def start(contour=contours[i]) -> Generator[float, None, list[np.ndarray]]:
                 return split_steps(contour, mask, work_size, frame=frame, scale=scale)
 
             got = split(blobs[i], start)

@@ -31,7 +31,8 @@ _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on
 _PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
 # Work units (one outline read, ~2.5-3.5 ms at 1080p on the development machine with its warp) a
-# frame may spend on new cards and on the mat's markers and the paper mask (two units each) and a
+# frame may spend on new cards (a single card's outline half a unit more, a pile's split in steps
+# of a quarter to one unit) and on the mat's markers and the paper mask (two units each) and a
 # changed frame's busy zones (one), the glance (~1.5 ms) aside: it keeps a frame within 15 ms; a
 # frame with more new cards in view reads them over the next frames.
 BUDGET = 3

@@ -21,6 +21,7 @@ from vision.detect import (
     CANONICAL_H,
     CANONICAL_PAD,
     CANONICAL_W,
+    SPLIT_FIRST_STEP,
     Blob,
     CardQuad,
     Paper,
@@ -75,8 +76,8 @@ _BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corner
 # splitting a pile into candidate outlines costs about two reads per card's worth of its area.
 _SPLIT_UNITS = 2.0
 _PILE_READS = 2.0  # reads a pile takes per card's worth of its area (candidates, second looks)
-_STEP_UNITS = 0.5  # one step of a pile's split (vision.detect.split_steps: 0.5-2 ms at 1080p)
 _PAPER_UNITS = 2.0  # the paper mask of a changed frame (~5.5 ms at 1080p, ~7 at 720p)
+_OUTLINE_UNITS = 0.5  # a new single card's outline found and fitted to the frame's edges (~1.5 ms)
 _SINGLE = 1.35  # cards' worth of area below which a blob is taken for one card (one read)
 # A blob longer or wider than this many cards' long sides is larger than any trick: its work
 # comes after every other blob's.
@@ -107,7 +108,16 @@ class _Waiting:
     since: int
     detected: bool
     done: dict[int, _Remembered] = field(default_factory=dict)
-    split: Generator[None, None, list[np.ndarray]] | None = None  # its pile's split, begun
+    split: _Split | None = None  # its pile's split, begun
+
+
+@dataclass(slots=True)
+class _Split:
+    """A pile's split into candidates (:func:`vision.detect.split_steps`), begun: its steps, and
+    what the next one costs (each step says what the one after it costs)."""
+
+    steps: Generator[float, None, list[np.ndarray]]
+    next_units: float = SPLIT_FIRST_STEP
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,12 +152,12 @@ class _Work:
         self.reads += 1
         self.worked = True
 
-    def step(self) -> bool:
-        """Pay for one step of a pile's split (``_STEP_UNITS``), or say the budget is spent
-        (False); the first piece of card work in a frame is always paid for, as a read is."""
-        if self.units is not None and self.worked and self.spent + _STEP_UNITS > self.units:
+    def step(self, units: float) -> bool:
+        """Pay for one step of a pile's split (``units``), or say the budget is spent (False);
+        the first piece of card work in a frame is always paid for, as a read is."""
+        if self.units is not None and self.worked and self.spent + units > self.units:
             return False
-        self.spent += _STEP_UNITS
+        self.spent += units
         self.steps += 1
         self.worked = True
         return True
@@ -339,8 +349,9 @@ def recognise(
     (something moves over or next to it: a hand) is put off: it yields no card until it holds
     still for a frame (the tracker ignores such a zone anyway).
 
-    With a ``budget`` too (work units per frame: one outline read is one, a pile's split about
-    two per card's worth; ``spent`` is what the frame already spent elsewhere), the blobs to work
+    With a ``budget`` too (work units per frame: one outline read is one, finding a new single
+    card's outline half of one, a pile's split about two per card's worth, in steps that each say
+    what they cost; ``spent`` is what the frame already spent elsewhere), the blobs to work
     on are taken oldest waiting first, then by ``priority`` (lower first), and those the budget
     does not cover wait for the next frames (``memo.waiting``): a waiting blob yields no card,
     and a blob cut off in the middle of its reads goes on where it stopped while it holds still.
@@ -362,8 +373,8 @@ def recognise(
     put_off: set[int] = set()
     skipped: set[int] = set()  # blobs under a hand or motion (``skip``), not worked on this frame
     deferred: set[int] = set()  # blobs left undetected by the budget this frame
-    resumed: dict[int, Generator[None, None, list[np.ndarray]]] = {}  # piles' splits begun before
-    splitting: dict[int, Generator[None, None, list[np.ndarray]]] = {}  # ... and left unfinished now
+    resumed: dict[int, _Split] = {}  # piles' splits begun before
+    splitting: dict[int, _Split] = {}  # ... and left unfinished now
     allowed: dict[int, float] = {}  # the units a pile's split may spend this frame
     since: dict[int, int] = {}  # when each blob waiting for work began to wait
     rank: dict[int, tuple[bool, int, float]] = {}  # the order blobs are worked on in, under a budget
@@ -436,9 +447,9 @@ def recognise(
                         continue
                     blob = todo[k]
                     # A pile's split goes in steps: it begins when a step fits, and takes what the
-                    # work planned before it leaves (its reads are paid for as they are made).
-                    pile = blob.area / (scale * scale * card_area) >= _SINGLE
-                    if (i > 0 or work.worked) and committed + (min(cost, 1.0) if pile else cost) > work.units:
+                    # work planned before it leaves (its reads are paid for as they are made). A
+                    # single card begins when its read fits: its outline is found in any case.
+                    if (i > 0 or work.worked) and committed + min(cost, 1.0) > work.units:
                         later.add(k)
                         deferred.add(id(blob.outline))
                         continue
@@ -448,18 +459,20 @@ def recognise(
                 return later
 
             def split(  # type: ignore[no-redef]
-                blob: Blob, start: Callable[[], Generator[None, None, list[np.ndarray]]]
+                blob: Blob, start: Callable[[], Generator[float, None, list[np.ndarray]]]
             ) -> list[np.ndarray] | None:
                 key = id(blob.outline)
-                steps = resumed.pop(key, None) or start()
+                pile = resumed.pop(key, None) or _Split(start())
                 spent = 0.0
                 while True:
-                    if (spent >= allowed.get(key, 0.0) and (spent > 0 or work.worked)) or not work.step():
-                        splitting[key] = steps  # the rest in a later frame
+                    units = pile.next_units
+                    over = spent + units > allowed.get(key, 0.0) and (spent > 0 or work.worked)
+                    if over or not work.step(units):
+                        splitting[key] = pile  # the rest in a later frame
                         return None
-                    spent += _STEP_UNITS
+                    spent += units
                     try:
-                        next(steps)
+                        pile.next_units = next(pile.steps)
                     except StopIteration as finished:
                         return finished.value
 
@@ -539,7 +552,7 @@ def _cost(cards: float) -> float:
     if cards < _NO_CARD:
         return 0.0
     if cards < _SINGLE:
-        return 1.0  # one read
+        return 1.0 + _OUTLINE_UNITS  # its outline, then one read
     return (_SPLIT_UNITS + _PILE_READS) * round(cards)
 
 

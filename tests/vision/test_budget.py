@@ -123,11 +123,12 @@ def test_a_piles_split_goes_on_across_frames_and_is_never_begun_again(templates,
         done = []
         steps.append(done)
         inner = real(*args, **kwargs)
+        units = vision.detect.SPLIT_FIRST_STEP  # what the step about to be done costs
         try:
             while True:
-                next(inner)
-                done.append(frame_count[0])
-                yield
+                done.append((frame_count[0], units))
+                units = next(inner)
+                yield units
         except StopIteration as finished:
             return finished.value
 
@@ -149,10 +150,11 @@ def test_a_piles_split_goes_on_across_frames_and_is_never_begun_again(templates,
     assert not observer.waiting and cards(seen[-1]) == cards(whole)
     piles = [s for s in steps if s]
     assert piles, "the centre's two cards are a pile: they are split"
-    most = round(1 / vision.scan._STEP_UNITS)  # steps a budget of one unit pays for
     for done in piles:
-        assert max(done.count(f) for f in done) <= most
-    assert any(len(done) > 1 for done in piles)  # a split that went on across frames ...
+        for frame in {f for f, _ in done}:
+            paid = [units for f, units in done if f == frame]
+            assert len(paid) == 1 or sum(paid) <= 1  # a unit's worth, or the frame's first piece of work
+    assert any(len({f for f, _ in done}) > 1 for done in piles)  # a split that went on across frames ...
     assert len(piles) == len({tuple(d) for d in piles})  # ... each begun once, its steps not redone
 
 
@@ -205,3 +207,17 @@ def test_a_frame_that_makes_its_paper_mask_leaves_the_rest_of_the_work_to_still_
         if not observer.waiting:
             break
     assert not observer.waiting and cards(seen) == cards(whole)
+
+
+def test_a_new_single_cards_outline_is_paid_for_as_well_as_its_read(templates, monkeypatch):
+    """Finding a card's outline and fitting it to the frame's edges costs half a read: of six new
+    cards, a budget of three reads finds and reads two in the first still frame, not three."""
+    import vision.scan
+
+    def first_frame_reads() -> int:
+        reader = CountingReader(templates)
+        return first_sight(Observer(LAYOUT, reader, budget=BUDGET), reader)[1][0]  # type: ignore[arg-type]
+
+    assert first_frame_reads() == 2
+    monkeypatch.setattr(vision.scan, "_OUTLINE_UNITS", 0.0)
+    assert first_frame_reads() == 3  # the outlines free: a read each
