@@ -441,7 +441,8 @@ class GenericReader:
     def _rank(self, dark: np.ndarray, labels: np.ndarray, box: Box, ids: tuple[int, ...]) -> GlyphMatch:
         """The rank glyph's label. Two blobs side by side are most often a 10 (typefaces draw
         its 1 in many ways, a bar, a flag, a serif): a thin upright bar and a round 0 read as
-        10 on their own; otherwise the pair is read as one glyph."""
+        10 on their own, as closely as the 0 matches or the pair as one glyph matches a 10,
+        whichever is closer (a 0 narrower than any O); otherwise the pair is read as one glyph."""
         whole = self.models["rank"].match(_glyph(dark, labels, box, ids))
         if len(ids) != 2:
             return whole
@@ -450,7 +451,7 @@ class GenericReader:
         thin = (xs.max() - xs.min() + 1) < 0.6 * (ys.max() - ys.min() + 1)
         zero = self.models["rank"].match(_glyph(dark, labels, _box_of(labels, right), (right,)), frozenset({"O"}))
         if thin and zero.score >= _RANK_SCORE:
-            return GlyphMatch("10", zero.score, 1.0)
+            return GlyphMatch("10", max(zero.score, whole.score if whole.label == "10" else 0.0), 1.0)
         return whole
 
 
