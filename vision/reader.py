@@ -578,32 +578,37 @@ def _index_candidates(card: np.ndarray, far: bool) -> Iterator[tuple[np.ndarray,
     the index in it, and how far out the patch was taken. The reader takes the first that reads.
     When an outline lies a few pixels inside the card's edge (a pale border on a pale table),
     the index touches the patch's edge and is not taken for one; the corner is then looked at
-    again from further out, where the card's paper goes on past the outline."""
+    again from further out, where the card's paper goes on past the outline. Last, the corner
+    without a court picture's frame (:func:`_index_off_the_frame`)."""
+    patch = _corner_patch(card, far)
+    corner = _corner_ink(patch)
     found = False
-    for out in (0, _OUTWARD):
-        if found and out:
-            return
-        patch = _corner_patch(card, far, out)
-        for glyphs in _index_glyphs(patch):
-            found = True
-            yield patch, glyphs, out
+    for glyphs in _index_glyphs(patch, corner) if corner is not None else ():
+        found = True
+        yield patch, glyphs, 0
+    if not found:
+        outward = _corner_patch(card, far, _OUTWARD)
+        for glyphs in _index_glyphs(outward):
+            yield outward, glyphs, _OUTWARD
+    glyphs = _index_off_the_frame(corner) if corner is not None else None
+    if glyphs is not None:
+        yield patch, glyphs, 0
 
 
-def _index_glyphs(patch: np.ndarray) -> Iterator[_Index]:
+# A corner patch's ink: the paper's colour, the darkness above the paper's, the ink mask and its
+# blobs (see _Blobs below).
+_CornerInk = tuple[np.ndarray, np.ndarray, np.ndarray, "_Blobs"]
+
+
+def _index_glyphs(patch: np.ndarray, corner: _CornerInk | None = None) -> Iterator[_Index]:
     """The rank's and the suit's boxes in a corner patch, with the component labels they are
     made of, the paper-relative darkness, and the paper's colour: the plain reading of its ink
-    first, then, should that not read, the ink cut other ways."""
-    paper = np.median(patch.reshape(-1, 3)[::29], axis=0)  # a few hundred pixels judge the paper
-    # Darkness above the paper's (saturating: brighter than the paper is none).
-    dark = cv2.subtract(_darkness(patch), int(255 - paper.min()))
-    top = int(dark.max())
-    if top < _MIN_CONTRAST:
+    first, then, should that not read, the ink cut other ways. ``corner``: the patch's ink,
+    when it was found already (:func:`_corner_ink`)."""
+    corner = corner if corner is not None else _corner_ink(patch)
+    if corner is None:
         return
-    # Each stroke against its own neighbourhood's darkest ink: a thin, blurred rank is grey where
-    # the suit under it is black, and one threshold for both would break the rank apart.
-    local = cv2.dilate(dark, _SQUARE_9)
-    ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
-    blobs = _components(ink)  # found once: every cut below starts from them
+    paper, dark, ink, blobs = corner
     for cut in _ink_cuts(ink, blobs):
         found = _index_in(cut, dark, paper)
         if found is not None:
@@ -611,9 +616,87 @@ def _index_glyphs(patch: np.ndarray) -> Iterator[_Index]:
     # An outline a pixel or two inside the card's edge cuts the index off at the patch's outer
     # side: let a glyph-shaped blob touch the left or the top edge (not both: that is the table
     # in the card's rounded corner).
-    found = _index_in(blobs, dark, paper, outer=True)
-    if found is not None:
-        yield found
+    outer = _index_in(blobs, dark, paper, outer=True)
+    if outer is not None:
+        yield outer
+
+
+def _corner_ink(patch: np.ndarray) -> _CornerInk | None:
+    """A corner patch's paper colour, its darkness above the paper's, its ink mask and the ink's
+    blobs, or None when nothing in it is dark enough to be ink."""
+    paper = np.median(patch.reshape(-1, 3)[::29], axis=0)  # a few hundred pixels judge the paper
+    # Darkness above the paper's (saturating: brighter than the paper is none).
+    dark = cv2.subtract(_darkness(patch), int(255 - paper.min()))
+    if int(dark.max()) < _MIN_CONTRAST:
+        return None
+    # Each stroke against its own neighbourhood's darkest ink: a thin, blurred rank is grey where
+    # the suit under it is black, and one threshold for both would break the rank apart.
+    local = cv2.dilate(dark, _SQUARE_9)
+    ink = ((dark > 35) & (dark > local // 2)).astype(np.uint8)
+    return paper, dark, ink, _components(ink)  # the blobs found once: every cut starts from them
+
+
+def _index_off_the_frame(corner: _CornerInk) -> _Index | None:
+    """The index in a corner's ink taken without the lines of a court picture's frame, dashed
+    or solid (:func:`_frame_lines`); None when there are none, or when the index is the one
+    the ink as it is shows (it was read already)."""
+    paper, dark, ink, blobs = corner
+    lines = _frame_lines(ink)
+    if lines is None:
+        return None
+    found = _index_in(_components(ink & ~cv2.dilate(lines, _SQUARE_3)), dark, paper)
+    if found is None:
+        return None
+    plain = _index_in(blobs, dark, paper)
+    return None if plain is not None and plain[:2] == found[:2] else found
+
+
+# A picture's frame may be dashed: its dashes' gaps (this many pixels, less one) are bridged
+# along a line (three rows or columns across, for a line turned a little) before its length is
+# judged. A line is thin: where ink this thick across it runs through or beside it (a glyph's
+# upright through a horizontal line), the ink is the glyph's; ink a little thicker both ways (a
+# neighbour card's mass) makes no line.
+_DASH_GAP, _STROKE = 9, 5
+_EDGE = 2  # the patch's outer rows and columns: the card's edge and the table, not a frame
+
+
+def _frame_lines(ink: np.ndarray) -> np.ndarray | None:
+    """The ink of a court picture's frame: straight lines, dashed or solid, at least half the
+    patch wide or tall, where the ink across them is thinner than ``_STROKE``, and the corner
+    where two of them meet; or None when there is none. Aisleriot:anglo's hollow Q touches the
+    corner of its picture's dashed frame with its tail or its bowl: one blob, too wide and tall
+    for a glyph, whose dashes no opening by a solid line finds (:func:`_long_lines`)."""
+    h, w = ink.shape
+    slender = ink & ~cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((_STROKE + 2, _STROKE + 2), np.uint8))
+    slender[:_EDGE] = 0
+    slender[:, :_EDGE] = 0
+    rows = _runs(cv2.morphologyEx(slender, cv2.MORPH_CLOSE, np.ones((3, _DASH_GAP), np.uint8)), round(0.5 * w))
+    down = cv2.morphologyEx(slender, cv2.MORPH_CLOSE, np.ones((_DASH_GAP, 3), np.uint8))
+    columns = _runs(np.ascontiguousarray(down.T), round(0.5 * h))
+    if rows is None and columns is None:
+        return None
+    rows = rows if rows is not None else np.zeros_like(ink)
+    columns = columns.T if columns is not None else np.zeros_like(ink)
+    thick_down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((_STROKE, 1), np.uint8))
+    thick_across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, _STROKE), np.uint8))
+    lines = ink & ((rows & columns) | (rows & ~thick_down) | (columns & ~thick_across))
+    return lines if lines.any() else None
+
+
+def _runs(mask: np.ndarray, length: int) -> np.ndarray | None:
+    """The runs along the rows of a mask at least ``length`` long (an opening by a line, with
+    nothing beyond the mask's ends), or None when there is none; only rows with that much ink
+    at all are looked at."""
+    rows = np.flatnonzero(cv2.reduce(mask, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)[:, 0] >= length)
+    if len(rows) == 0:
+        return None
+    y0, y1 = int(rows[0]), int(rows[-1]) + 1
+    found = cv2.morphologyEx(mask[y0:y1], cv2.MORPH_OPEN, np.ones((1, length), np.uint8), borderValue=0)
+    if not found.any():
+        return None
+    out = np.zeros_like(mask)
+    out[y0:y1] = found
+    return out
 
 
 # An ink mask's connected blobs (8-connected): their count, the label image, and their stats
