@@ -414,6 +414,7 @@ _INDEX_DEPTH = (-0.02, 0.12)
 _INDEX_SUIT_BELOW = (0.5, 1.8)
 _INDEX_INSET = 0.05
 _INK = 0.7  # darker than this share of the pile's paper is ink
+_INDEX_NEW = 0.1  # of the short side: a card grown from an index this close to a candidate adds none
 
 
 def _index_hypotheses(
@@ -565,7 +566,11 @@ def split_steps(
     best_first = sorted(scored, key=lambda s: -s[0])
     ranked = _distinct((quad for _, _, quad in best_first), cap)
     grown = [quad for _, k, quad in best_first if k < len(corners)]
-    ranked = _distinct(ranked + grown + indexed, len(ranked) + len(grown) + len(indexed))
+    ranked = _distinct(ranked + grown, len(ranked) + len(grown))
+    # A card grown from an index where a candidate lies already (the top card's, one grown from a
+    # corner) only costs reads: kept only where none lies within a tenth of the short side.
+    indexed = [quad for quad in indexed if not _close_to_any(quad, ranked, _INDEX_NEW * size[0])]
+    ranked = _distinct(ranked + indexed, len(ranked) + len(indexed))
     # Only the survivors are snapped (it is the costly step), then told apart again.
     outline = contour.reshape(-1, 2).astype(np.float64)
     snapped: list[np.ndarray] = []
@@ -590,6 +595,16 @@ def split_steps(
         for quad in snapped[start : start + SPLIT_FITS_PER_STEP]:
             both += [quad, fit_to_edges(frame, quad / scale, around) * scale]
     return _distinct(both, 2 * len(ranked))
+
+
+def _close_to_any(quad: np.ndarray, others: list[np.ndarray], reach: float) -> bool:
+    """Whether one of ``others`` has every corner within ``reach`` of ``quad``'s (either order)."""
+    if not others:
+        return False
+    quad, kept = _clockwise(quad), np.array([_clockwise(o) for o in others])
+    same = np.max(np.linalg.norm(kept - quad, axis=2), axis=1)
+    turned = np.max(np.linalg.norm(kept - np.roll(quad, 2, axis=0), axis=2), axis=1)
+    return bool(np.min(np.minimum(same, turned)) <= reach)
 
 
 def _fanned_cards(area: float) -> int:
