@@ -405,6 +405,73 @@ def _edge_support_many(edges: _Edges, quads: np.ndarray, samples: int = 24) -> n
     return np.count_nonzero(edges.near.ravel()[flat] & inside, axis=1) / xy.shape[1]
 
 
+# An index seen near a run of a pile's outline (a card's top or bottom side): the glyphs' sizes
+# (largest extent, of the long side), how deep under the run the rank's near end may lie (the run
+# is the mask's, a pixel or two inside the card), how far below the rank its suit lies (of the
+# rank's size), and where the card's side is put beside the rank (of the short side).
+_INDEX_GLYPH = (0.03, 0.2)
+_INDEX_DEPTH = (-0.02, 0.12)
+_INDEX_SUIT_BELOW = (0.5, 1.8)
+_INDEX_INSET = 0.05
+_INK = 0.7  # darker than this share of the pile's paper is ink
+_INDEX_NEW = 0.1  # of the short side: a card grown from an index this close to a candidate adds none
+
+
+def _index_hypotheses(
+    contour: np.ndarray, frame: np.ndarray, scale: float, size: tuple[float, float], runs: list
+) -> list[np.ndarray]:
+    """Cards grown from an index (a rank with its suit below it) seen just inside a run of the
+    pile's outline. In a fan the middle card's top and bottom sides are runs of the pile's outline
+    and its index is in plain view, but its side over the card under it is a faint line and its
+    other side is hidden: the slides along the runs find no edges to stop at. The index says
+    where the card's corner is: the card hangs from the run beside the rank, inward."""
+    short, long_ = size
+    x, y, w, h = cv2.boundingRect(contour)
+    x0, y0 = max(0, x - 2), max(0, y - 2)
+    x1 = min(round(frame.shape[1] * scale), x + w + 2)
+    y1 = min(round(frame.shape[0] * scale), y + h + 2)
+    grey = grey_window(frame, scale, (x0, y0, x1, y1), _shrink(scale))
+    region = np.zeros(grey.shape, np.uint8)
+    cv2.drawContours(region, [contour], -1, 255, -1, offset=(-x0, -y0))
+    region = cv2.erode(region, np.ones((3, 3), np.uint8))
+    if not region.any():
+        return []
+    paper = float(np.median(grey[region > 0]))
+    ink = ((grey < _INK * paper) & (region > 0)).astype(np.uint8)
+    _, _, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    extent = np.maximum(stats[1:, 2], stats[1:, 3]).astype(np.float64)
+    glyph = (extent >= _INDEX_GLYPH[0] * long_) & (extent <= _INDEX_GLYPH[1] * long_) & (stats[1:, 4] >= 4)
+    points, sizes = centres[1:][glyph] + (x0, y0), extent[glyph]
+    out: list[np.ndarray] = []
+    if len(points) < 2:
+        return out
+    for a, b in runs:
+        length = float(np.linalg.norm(b - a))
+        u = (b - a) / length
+        down = np.array([-u[1], u[0]])
+        probe = (a + b) / 2 + 3 * down
+        if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
+            down = -down  # towards the blob's inside
+        right = np.array([down[1], -down[0]])  # the card's right, seen with ``down`` down
+        rel = points - a
+        along, deep, across = rel @ u, rel @ down, rel @ right
+        near = (deep - sizes / 2 >= _INDEX_DEPTH[0] * long_) & (deep - sizes / 2 <= _INDEX_DEPTH[1] * long_)
+        near &= (along >= -0.3 * short) & (along <= length + 0.3 * short)
+        for i in np.flatnonzero(near):
+            below = deep - deep[i]
+            suits = (below >= _INDEX_SUIT_BELOW[0] * sizes[i]) & (below <= _INDEX_SUIT_BELOW[1] * sizes[i])
+            suits &= np.abs(across - across[i]) <= 0.6 * np.maximum(sizes, sizes[i])
+            suits &= sizes <= 1.6 * sizes[i]
+            if not suits.any():
+                continue
+            j = int(np.flatnonzero(suits)[np.argmin(below[suits])])
+            left = min(across[i] - sizes[i] / 2, across[j] - sizes[j] / 2) - _INDEX_INSET * short
+            corner = a + right * left
+            far = corner + right * short + down * long_
+            out.append(np.array([corner, corner + right * short, far, corner + down * long_]))
+    return out
+
+
 class _Steps(dict):
     """The sample positions along a side, per sample count, made once."""
 
@@ -447,6 +514,7 @@ _SUPPORT_STEP = 0.75  # their edge support, ranking and thinning out (2.2 ms, up
 _SNAPS_STEP = 0.4  # SPLIT_SNAPS_PER_STEP candidates snapped (1.2 ms)
 _FITS_STEP = 0.75  # SPLIT_FITS_PER_STEP candidates fitted (2.1 ms) ...
 _GRADIENTS = 0.25  # ... and, in the first such step, the frame's gradients around the pile
+_INDEX_STEP = 0.25  # the indices seen along its runs, and the cards grown from them (0.5-0.8 ms)
 
 
 def split_steps(
@@ -479,6 +547,10 @@ def split_steps(
         yield _SLIDES_STEP
         for run in runs[start : start + SPLIT_RUNS_PER_STEP]:
             hypotheses += _slides(contour, edges, size, run)
+    indexed: list[np.ndarray] = []
+    if frame is not None:  # cards grown from an index seen inside the runs: on card pixels, whatever their edges
+        yield _INDEX_STEP
+        indexed = [q for q in _index_hypotheses(contour, frame, scale, size, runs) if _fill(mask, q) >= _MIN_FILL]
     yield _FILL_STEP
     filled = [(fill, k, quad) for k, quad in enumerate(hypotheses) if (fill := _fill(mask, quad)) >= _MIN_FILL]
     yield _SUPPORT_STEP
@@ -495,6 +567,10 @@ def split_steps(
     ranked = _distinct((quad for _, _, quad in best_first), cap)
     grown = [quad for _, k, quad in best_first if k < len(corners)]
     ranked = _distinct(ranked + grown, len(ranked) + len(grown))
+    # A card grown from an index where a candidate lies already (the top card's, one grown from a
+    # corner) only costs reads: kept only where none lies within a tenth of the short side.
+    indexed = [quad for quad in indexed if not _close_to_any(quad, ranked, _INDEX_NEW * size[0])]
+    ranked = _distinct(ranked + indexed, len(ranked) + len(indexed))
     # Only the survivors are snapped (it is the costly step), then told apart again.
     outline = contour.reshape(-1, 2).astype(np.float64)
     snapped: list[np.ndarray] = []
@@ -519,6 +595,16 @@ def split_steps(
         for quad in snapped[start : start + SPLIT_FITS_PER_STEP]:
             both += [quad, fit_to_edges(frame, quad / scale, around) * scale]
     return _distinct(both, 2 * len(ranked))
+
+
+def _close_to_any(quad: np.ndarray, others: list[np.ndarray], reach: float) -> bool:
+    """Whether one of ``others`` has every corner within ``reach`` of ``quad``'s (either order)."""
+    if not others:
+        return False
+    quad, kept = _clockwise(quad), np.array([_clockwise(o) for o in others])
+    same = np.max(np.linalg.norm(kept - quad, axis=2), axis=1)
+    turned = np.max(np.linalg.norm(kept - np.roll(quad, 2, axis=0), axis=2), axis=1)
+    return bool(np.min(np.minimum(same, turned)) <= reach)
 
 
 def _fanned_cards(area: float) -> int:

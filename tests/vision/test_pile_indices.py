@@ -1,0 +1,51 @@
+"""A fan's middle card found by its index (vision/detect.py, ``_index_hypotheses``): its top and
+bottom sides are runs of the pile's outline, but its side over the card under it is a faint line
+and its other side is hidden, so the slides along the runs stop off it (no candidate within
+8 px); its index, in plain view just inside a run, places the card. Scenes of the benchmark."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from benchmarks.vision_scenes import Score, _near, scenes
+from vision.decks import deck_available, deck_faces
+from vision.reader import GenericReader
+from vision.scan import recognise
+
+
+@cache
+def reader() -> GenericReader:
+    return GenericReader()
+
+
+def scene(deck: str, seed: int, size: tuple[int, int], index: int) -> tuple:
+    faces = None
+    if deck != "project":
+        if not deck_available(deck):
+            pytest.skip(f"{deck} is not installed")
+        faces = dict(deck_faces(deck))
+    for k, got in enumerate(scenes(index + 1, size, seed=seed, deck=faces)):
+        if k == index:
+            return got
+    raise AssertionError("no such scene")
+
+
+@pytest.mark.parametrize(
+    ("deck", "size", "index", "middle"),
+    [
+        ("project", (1280, 720), 18, "8D"),  # 8S, 8D, JC: the 8D's left side lies over the 8S
+        ("project", (1920, 1080), 9, "JD"),  # 2C, JD, 5H
+        ("kde:nicu-white", (1280, 720), 9, "JD"),  # the same fan in another design
+    ],
+)
+def test_a_fans_middle_card_is_read_from_a_candidate_grown_from_its_index(deck, size, index, middle):
+    label, frame, truth = scene(deck, 11, size, index)
+    found = recognise(frame, reader())
+    score = Score()
+    score.add(found, truth, label)
+    assert score.wrong == []
+    card = next(t for t in truth if str(t.card) == middle)
+    assert card.visible < 0.7  # under the top card
+    assert any(r.card == card.card and _near(r, card) for r in found), [str(r.card) for r in found]
