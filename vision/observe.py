@@ -30,11 +30,12 @@ _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand (red ink blurred on paper is pink, a little)
 _PUT_OFF = 4  # frames in a row a changing blob may be put off
 _STILL = 10  # grey levels: the largest change of a 1/8-scale pixel that is still camera noise
-# Work units (one outline read, ~2.5-3.5 ms at 1080p on the development machine with its warp) a
-# frame may spend on new cards (a single card's outline half a unit more, a pile's split in steps
-# of a quarter to one unit) and on the mat's markers and the paper mask (two units each) and a
-# changed frame's busy zones (one), the glance (~1.5 ms) aside: it keeps a frame within 15 ms; a
-# frame with more new cards in view reads them over the next frames.
+# Work units (a single card's read with its warp, ~2.7 ms at 1080p on the development machine) a
+# frame may spend on new cards (a single card's outline half a unit more, a read with the body
+# hidden 1.3, a pile's split in steps of a quarter to one unit) and on the mat's markers and the
+# paper mask (two units each) and a changed frame's busy zones (one), the glance (~1.5 ms) aside:
+# it keeps a frame within 15 ms; a frame with more new cards in view reads them over the next
+# frames.
 BUDGET = 3
 _MARKER_UNITS = 2  # looking for the mat's markers around where they were (~3.5 ms at 1080p)
 _MARKER_PART_UNITS = 1  # one part of a search of the whole frame for them (a sixth of it, with overlaps)
