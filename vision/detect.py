@@ -353,19 +353,27 @@ def _side_runs(contour: np.ndarray, size: tuple[float, float]) -> list[tuple[np.
     return sorted(runs, key=lambda r: -float(np.linalg.norm(r[1] - r[0])))[: _RUNS_PER_CARD * cards]
 
 
-def _slides(
-    contour: np.ndarray, edges: _Edges, size: tuple[float, float], run: tuple[np.ndarray, np.ndarray]
-) -> list[np.ndarray]:
-    """The best places of a card slid along one run of the pile's outline."""
-    short, long_ = size
+def _run_axes(contour: np.ndarray, run: tuple[np.ndarray, np.ndarray]) -> tuple[float, np.ndarray, np.ndarray]:
+    """A run of a pile's outline: its length, its direction, and the normal towards the blob's
+    inside."""
     a, b = run
-    out = []
     length = float(np.linalg.norm(b - a))
     u = (b - a) / length
     n = np.array([-u[1], u[0]])
     probe = (a + b) / 2 + 3 * n
     if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
         n = -n  # towards the blob's inside
+    return length, u, n
+
+
+def _slides(
+    contour: np.ndarray, edges: _Edges, size: tuple[float, float], run: tuple[np.ndarray, np.ndarray]
+) -> list[np.ndarray]:
+    """The best places of a card slid along one run of the pile's outline."""
+    short, long_ = size
+    a, _ = run
+    out = []
+    length, u, n = _run_axes(contour, run)
     for along, across in ((short, long_), (long_, short)):
         if length > 1.15 * along:
             continue
@@ -445,13 +453,9 @@ def _index_hypotheses(
     out: list[np.ndarray] = []
     if len(points) < 2:
         return out
-    for a, b in runs:
-        length = float(np.linalg.norm(b - a))
-        u = (b - a) / length
-        down = np.array([-u[1], u[0]])
-        probe = (a + b) / 2 + 3 * down
-        if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
-            down = -down  # towards the blob's inside
+    for run in runs:
+        a = run[0]
+        length, u, down = _run_axes(contour, run)
         right = np.array([down[1], -down[0]])  # the card's right, seen with ``down`` down
         rel = points - a
         along, deep, across = rel @ u, rel @ down, rel @ right

@@ -5,31 +5,9 @@ stands only when a second candidate there reads the same card. Scenes of the ben
 
 from __future__ import annotations
 
-from functools import cache
-
-import pytest
-
-from benchmarks.vision_scenes import Score, scenes
-from vision.decks import deck_available, deck_faces
-from vision.reader import GenericReader
+from benchmarks.vision_scenes import Score
+from tests.vision.benchmark_scenes import reader, scene
 from vision.scan import recognise
-
-
-@cache
-def reader() -> GenericReader:
-    return GenericReader()
-
-
-def scene(deck: str, seed: int, size: tuple[int, int], index: int) -> tuple:
-    faces = None
-    if deck != "project":
-        if not deck_available(deck):
-            pytest.skip(f"{deck} is not installed")
-        faces = dict(deck_faces(deck))
-    for k, got in enumerate(scenes(index + 1, size, seed=seed, deck=faces)):
-        if k == index:
-            return got
-    raise AssertionError("no such scene")
 
 
 def read(label: str, frame, truth) -> tuple:
