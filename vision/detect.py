@@ -421,7 +421,7 @@ _INDEX_GLYPH = (0.03, 0.2)
 _INDEX_DEPTH = (-0.02, 0.12)
 _INDEX_SUIT_BELOW = (0.5, 1.8)
 _INDEX_INSET = 0.05
-_INK = 0.7  # darker than this share of the pile's paper is ink
+_INDEX_INK = 0.7  # darker than this share of the pile's paper is ink
 _INDEX_NEW = 0.1  # of the short side: a card grown from an index this close to a candidate adds none
 
 
@@ -445,7 +445,7 @@ def _index_hypotheses(
     if not region.any():
         return []
     paper = float(np.median(grey[region > 0]))
-    ink = ((grey < _INK * paper) & (region > 0)).astype(np.uint8)
+    ink = ((grey < _INDEX_INK * paper) & (region > 0)).astype(np.uint8)
     _, _, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
     extent = np.maximum(stats[1:, 2], stats[1:, 3]).astype(np.float64)
     glyph = (extent >= _INDEX_GLYPH[0] * long_) & (extent <= _INDEX_GLYPH[1] * long_) & (stats[1:, 4] >= 4)
