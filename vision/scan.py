@@ -72,8 +72,8 @@ _SURE = 0.7
 # look at it but a card of its own (a fan's neighbours lie 0.45-0.7 apart), up to the second.
 _OWN_PLACE = (0.2, 0.75)
 _BOTH_CORNERS = 0.9  # above what one corner alone can score (0.81): both corners read the card
-# The work budget's units: one outline read (a warp and the reader, ~2.5 ms at 1080p) is one unit;
-# splitting a pile into candidate outlines costs about two reads per card's worth of its area.
+# The work budget's units: a single card's read (its warp and the reader, ~2.7 ms at 1080p) is one
+# unit; splitting a pile into candidate outlines costs about two per card's worth of its area.
 _SPLIT_UNITS = 2.0
 _PILE_READS = 2.0  # reads a pile takes per card's worth of its area (candidates, second looks)
 # A read with the body hidden (a pile's candidate: ~3.5 ms with its warp at 1080p, against ~2.7
@@ -352,11 +352,11 @@ def recognise(
     (something moves over or next to it: a hand) is put off: it yields no card until it holds
     still for a frame (the tracker ignores such a zone anyway).
 
-    With a ``budget`` too (work units per frame: one outline read is one, finding a new single
-    card's outline half of one, a pile's split about two per card's worth, in steps that each say
-    what they cost; ``spent`` is what the frame already spent elsewhere), the blobs to work
-    on are taken oldest waiting first, then by ``priority`` (lower first), and those the budget
-    does not cover wait for the next frames (``memo.waiting``): a waiting blob yields no card,
+    With a ``budget`` too (work units per frame: a single card's read is one, finding its outline
+    half of one, a read with the body hidden 1.3, a pile's split about two per card's worth, in
+    steps that each say what they cost; ``spent`` is what the frame already spent elsewhere), the
+    blobs to work on are taken oldest waiting first, then by ``priority`` (lower first), and those
+    the budget does not cover wait for the next frames (``memo.waiting``): a waiting blob yields no card,
     and a blob cut off in the middle of its reads goes on where it stopped while it holds still.
     A frame that computes its paper mask spends two units on it. The first piece of work in a
     frame (unless the frame ``spent`` some already, or computed its mask) is always done, so
