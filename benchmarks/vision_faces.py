@@ -167,10 +167,10 @@ def corner_failure(reader, image: np.ndarray, far: bool) -> str:
     """Why a corner gives no index (the steps of ``GenericReader.read_corner``), or "" if it reads."""
     from vision import reader as r
 
-    patch = r._corner_patch(image, far)
-    glyphs = r._index_glyphs(patch)
-    if glyphs is None:
+    first = next(r._index_candidates(image, far), None)  # the reader's first way of cutting the ink
+    if first is None:
         return "no index"
+    patch, glyphs, _ = first
     rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
     both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
     red = r._colour(patch, labels, (*rank_ids, suit_id), paper, both)

@@ -201,3 +201,14 @@ def test_long_lines_are_found_as_an_opening_of_the_whole_corner_finds_them():
         want |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(0.5 * w)), np.uint8))
         got = _long_lines(ink, _components(ink))
         assert np.array_equal(want, got if got is not None else np.zeros_like(ink))
+
+
+def test_the_benchmarks_corner_diagnosis_says_why_a_corner_gives_no_index(reader):
+    """`python -m benchmarks.vision_faces why`: a clear face's corner reads (no reason), a blank
+    card's corner holds no index."""
+    from benchmarks.vision_faces import corner_failure
+
+    face = canonical(render_face(card("7D")))
+    blank = canonical(np.full((350, 250, 3), 235, np.uint8))
+    assert corner_failure(reader, face, far=False) == ""
+    assert corner_failure(reader, blank, far=True) == "no index"
