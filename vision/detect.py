@@ -605,10 +605,9 @@ def _close_to_any(quad: np.ndarray, others: list[np.ndarray], reach: float) -> b
     """Whether one of ``others`` has every corner within ``reach`` of ``quad``'s (either order)."""
     if not others:
         return False
-    quad, kept = _clockwise(quad), _clockwise_many(np.array(others, np.float64).reshape(-1, 4, 2))
-    same = np.max(np.linalg.norm(kept - quad, axis=2), axis=1)
-    turned = np.max(np.linalg.norm(kept - np.roll(quad, 2, axis=0), axis=2), axis=1)
-    return bool(np.min(np.minimum(same, turned)) <= reach)
+    quad = _clockwise(quad)
+    kept = _clockwise_many(np.array(others, np.float64).reshape(-1, 4, 2))
+    return _nearest(quad, np.roll(quad, 2, axis=0), kept) <= reach
 
 
 def _fanned_cards(area: float) -> int:
@@ -632,15 +631,19 @@ def _distinct(quads: Iterable[np.ndarray], cap: int) -> list[np.ndarray]:
     for quad, reversed_ in zip(ordered, turned, strict=True):
         if n >= cap:
             break
-        if n:
-            others = kept[:n]
-            same = np.max(np.linalg.norm(others - quad, axis=2), axis=1)
-            back = np.max(np.linalg.norm(others - reversed_, axis=2), axis=1)
-            if min(same.min(), back.min()) <= _SAME_QUAD:
-                continue
+        if n and _nearest(quad, reversed_, kept[:n]) <= _SAME_QUAD:
+            continue
         kept[n] = quad
         n += 1
     return list(kept[:n].copy())
+
+
+def _nearest(quad: np.ndarray, reversed_: np.ndarray, others: np.ndarray) -> float:
+    """How near the nearest of ``others`` (clockwise, n x 4 x 2) lies to a clockwise ``quad``: the
+    farthest apart of their corners, in either order (``reversed_``: the quad from its other end)."""
+    same = np.max(np.linalg.norm(others - quad, axis=2), axis=1)
+    back = np.max(np.linalg.norm(others - reversed_, axis=2), axis=1)
+    return float(min(same.min(), back.min()))
 
 
 def _clockwise_many(corners: np.ndarray) -> np.ndarray:
