@@ -37,7 +37,7 @@ RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 JOKER_LETTERS = ("JK", "O")
 SUITS = ("S", "C", "H", "D")
 STAR = "*"
-_VERSION = "7"  # bump when the examples or the vector change: the cache is keyed by it
+_VERSION = "8"  # bump when the examples or the vector change: the cache is keyed by it
 _TOP_K = 5  # examples averaged per label
 # How much a difference of log(width/height) costs against a correlation: less for ranks, whose
 # two-character forms (10, JK) are set anywhere from wide to squeezed into one digit's width.
@@ -311,8 +311,10 @@ def _drawn_rank(label: str, rng: np.random.Generator) -> np.ndarray:
         cv2.ellipse(img, pt(cx, cy), axes, 0, a0, a1, 255, width or t, cv2.LINE_AA, 4)
 
     if label == "3":
-        bowl = u(0.5, 0.6)  # where the bowl's top meets the diagonal
-        line((0.05 * w, 0.0), (w, 0.0), (0.35 * w, bowl - 0.05))
+        # Thin or bold; the bowl from just over a third of the height to past half.
+        t = max(2, round(u(0.05, 0.16) * s))
+        bowl = u(0.38, 0.6)  # where the bowl's top meets the diagonal
+        line((0.05 * w, 0.0), (w, 0.0), (u(0.3, 0.5) * w, bowl - 0.05))
         r = (1 - bowl + 0.05) / 2
         arc(w / 2, 1 - r, w / 2, r, -110 if rng.random() < 0.5 else -90, 140)
     elif label == "4":
