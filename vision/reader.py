@@ -103,11 +103,15 @@ class GenericReader:
             elif top.rival == bottom.rank:
                 top = replace(top, rank=bottom.rank, rival=top.rank)
         corners = [c for c in (top, bottom) if c.rank]
-        rivals = {c.rival for c in corners if c.rival}
         if not corners:
             return self._joker_by_word(card, body_visible)
+        outvoted = False  # the other corner read another card, unsurely (see _outvoting)
         if len({(c.rank, c.red) for c in corners}) > 1:
-            return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
+            sure = None if body_visible else _outvoting(top, bottom)
+            if sure is None:
+                return CardRead(None, 0.0, f"corners disagree: {top.rank}{top.suit} / {bottom.rank}{bottom.suit}")
+            corners, outvoted = [sure], True
+        rivals = {c.rival for c in corners if c.rival}
         # The suit the indices lean to together (they may split a club and a spade when blurred).
         first = max(corners, key=lambda c: sum(c.suit_odds if o.suit == c.suit else -o.suit_odds for o in corners))
         if len(corners) == 2:
@@ -210,7 +214,7 @@ class GenericReader:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
-        if len(corners) == 1 and not body_visible and (first.inset < _LONE_INSET or nearly):
+        if len(corners) == 1 and not body_visible and (first.inset < _LONE_INSET or nearly or outvoted):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
@@ -518,6 +522,23 @@ def _clear_alone(corner: CornerRead, thresholds: tuple[float, float] = _LONE_HID
     match (its suit must then be sure by itself: ``_LONE_ODDS``, checked with the suit)."""
     confidence, score = thresholds
     return not corner.rival and corner.confidence >= confidence and corner.score >= score
+
+
+def _outvoting(top: CornerRead, bottom: CornerRead) -> CornerRead | None:
+    """Of two indices that read different cards with the body hidden, the one that stands alone
+    while the other is unsure of its rank: under a pile's neighbours, a far corner often shows a
+    neighbour's pips or part of its index, read as some rank at 0.4-0.8. The sure one is then
+    read as a lone index, no surer than one against the outline's edge: in a pile another outline
+    must read the same card. None when neither or both are sure."""
+    for sure, other in ((top, bottom), (bottom, top)):
+        if (
+            _clear_alone(sure)
+            and sure.probability >= _RANK_SURE
+            and sure.inset >= _LONE_INSET
+            and other.probability < _RANK_SURE
+        ):
+            return sure
+    return None
 
 
 def _log_odds(p: float) -> float:
