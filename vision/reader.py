@@ -161,7 +161,7 @@ class GenericReader:
             # it from its rival.
             if (len(corners) < 2 and not counted) or not body_visible:
                 return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
-            if seen != expected_body(identity) or any(seen == _body_of_rank(r) for r in rivals):
+            if not _body_fits(identity, seen) or any(seen == _body_of_rank(r) for r in rivals):
                 return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
@@ -981,6 +981,14 @@ def expected_body(card: Card) -> str:
     if card.is_joker or letter in "JQK":
         return "picture"
     return "ace" if letter == "A" else str(10 if letter == "T" else int(letter))
+
+
+def _body_fits(card: Card, seen: str) -> bool:
+    """The body shows what this card shows: its pips, its ace, or for a court card (or a joker)
+    a picture or one large blob (a pale picture's figure, as kde:standard's kings are seen)."""
+    if card.is_joker or str(card)[0] in "JQK":
+        return seen in ("picture", "ace")
+    return seen == expected_body(card)
 
 
 def _body_of_rank(label: str) -> str:

@@ -224,24 +224,45 @@ def test_a_card_inside_a_ring_of_pale_table_is_a_blob_of_its_own():
     assert any(rec.card == card("KS") for rec in recognise(frame, IndexTemplates.from_faces(all_faces()), size))
 
 
+class _FirstLookUnknown:
+    """The generic reader, except that the first time it reads one card it leaves it unknown:
+    as it did when an index lay a pixel or two outside where the reader looks through the
+    outline as found (anglo's AD in seed 11's scene 16, kde:standard's KC in scene 19, until
+    session 7's reader read them at once). Keeps what it was shown of that card."""
+
+    def __init__(self, target):
+        from vision.reader import GenericReader
+
+        self.target, self.inner, self.looks = target, GenericReader(), []
+
+    def read(self, warped, body_visible=True):
+        from vision.classify import CardRead
+
+        read = self.inner.read(warped, body_visible)
+        if read.card == self.target:
+            self.looks.append(warped)
+            if len(self.looks) == 1:
+                return CardRead(None, 0.0, "first look")
+        return read
+
+
 def test_a_single_card_read_unknown_is_read_again_through_a_moved_outline():
-    # kde:standard's KC in seed 11's scene 19 (720p): through its outline as found, the generic
-    # reader leaves it unknown, the same way every time the same pixels are read through that
-    # outline. Read again at the same place through the memo, it is read through the outline
-    # moved a little, and reads. (Until session 7's glyph model, anglo's AD in scene 16 did.)
+    # A card read unknown is read again at the same place through the memo, through the outline
+    # moved a little (the same pixels through the same outline would read the same way again).
     from itertools import islice
 
     from vision.decks import deck_available, deck_faces
-    from vision.reader import GenericReader
 
     if not deck_available("kde:standard"):
         pytest.skip("kde:standard is not installed")
     _, frame, truth = next(islice(scenes(20, (1280, 720), seed=11, deck=dict(deck_faces("kde:standard"))), 19, None))
     king = next(t for t in truth if t.card == card("KC"))
-    reader, memo = GenericReader(), ReadMemo()
+    reader, memo = _FirstLookUnknown(card("KC")), ReadMemo()
 
     def at_the_king() -> list[Recognition]:
         return [r for r in recognise(frame, reader, memo=memo) if np.hypot(*np.subtract(r.center, king.centre_px)) < 20]
 
     assert [r.card for r in at_the_king()] == [None]
     assert [r.card for r in at_the_king()] == [card("KC")]
+    first, second = reader.looks[:2]
+    assert first.shape == second.shape and not np.array_equal(first, second)  # through a moved outline
