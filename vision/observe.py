@@ -239,10 +239,16 @@ class Observer:
         return spots
 
     def _markers_unchanged(self, glance: np.ndarray) -> bool:
+        """At least two of the mat's markers look as they did when the mat was found (all of
+        them, when fewer than two are in view). A flat mat with two points where they were has
+        not moved: the other markers are covered (an arm over a corner of the mat), and looking
+        for the mat would fail and start a search of the whole frame, 2.5-3.8 ms a frame at
+        1080p for as long as the arm stays. A mat pushed or a camera moved moves them all."""
         if self._mat_glance is None or self._mat_glance[0].shape != glance.shape:
             return False
         before, spots = self._mat_glance
-        return bool(spots) and all(int(cv2.absdiff(glance[s], before[s]).max()) <= _STILL for s in spots)
+        same = sum(int(cv2.absdiff(glance[s], before[s]).max()) <= _STILL for s in spots)
+        return bool(spots) and same >= min(2, len(spots))
 
     def _find_cards(
         self,

@@ -175,6 +175,26 @@ def test_the_observer_works_again_only_where_the_frame_changed(templates):
     assert observer.memo.misses == reads + 2
 
 
+def test_an_arm_over_a_marker_does_not_start_a_search_for_the_mat(templates):
+    # The first marker covered by an arm reaching in from the frame's left edge: it changed, the
+    # other three did not, so the mat has not moved (two points of a flat mat where they were).
+    view, scene = still_cards(2)
+    layout = MatLayout.create(4, "a2")
+    observer = Observer(layout, templates, pose_every=1)
+    observer.observe(render(view, scene, seed=1)[0])
+    pose = observer._pose
+    marker = pose.to_frame(next(iter(layout.marker_corners_mm().values()))).mean(axis=0)
+    arm = Arm((0.0, float(marker[1])), (float(marker[0]) + 60, float(marker[1])), 120)
+    before, spots = observer._mat_glance
+    frame = render(view, replace(scene, arms=(arm,)), seed=2)[0]
+    seen = observer.observe(frame)
+    glance = observer._last_glance
+    changed = [int(cv2.absdiff(glance[s], before[s]).max()) > 10 for s in spots]
+    assert changed.count(True) == 1, changed  # the arm covers that marker only
+    assert observer.markers_skipped == 1 and observer._search is None and observer._pose is pose
+    assert sorted(str(o.card) for o in seen.cards) == ["7D", "QS"]
+
+
 def test_the_mat_is_looked_for_only_when_its_markers_change(templates):
     view, scene = still_cards(2)
     layout = MatLayout.create(4, "a2")
