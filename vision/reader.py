@@ -459,20 +459,6 @@ class GenericReader:
         return whole
 
 
-def index_inks(card: np.ndarray, far: bool = False) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """A corner's index as ink: the rank's and the suit's darkness crops and the ink's colour
-    (True red), or None when no index is found or its colour cannot be told."""
-    patch, glyphs, _ = next(_index_candidates(card, far), (None, None, 0))
-    if patch is None or glyphs is None:
-        return None
-    rank_box, suit_box, labels, rank_ids, suit_id, dark, paper = glyphs
-    both = (min(rank_box[0], suit_box[0]), rank_box[1], max(rank_box[2], suit_box[2]), suit_box[3])
-    red = _colour(patch, labels, (*rank_ids, suit_id), paper, both)
-    if red is None:
-        return None
-    return _glyph(dark, labels, rank_box, rank_ids), _glyph(dark, labels, suit_box, (suit_id,)), red
-
-
 def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> CornerRead:
     """A corner's read with its confidence: each glyph close to its label's examples, and the
     label clearly preferred over the others."""
