@@ -4,6 +4,7 @@ phantom outlines; reads reused only for cards that did not change."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import islice
 
 import cv2
 import numpy as np
@@ -14,10 +15,12 @@ from engine.cards import CARDS, card
 from simulators.camera import Arm, CameraView, CardTruth, PlacedCard, Scene, render
 from simulators.card_faces import all_faces
 from simulators.scenes import random_glare, tilted_view
-from vision.classify import IndexTemplates
+from vision.classify import CardRead, IndexTemplates
+from vision.decks import deck_available, deck_faces
 from vision.detect import find_cards
 from vision.mat import MatLayout, find_mat, marker_parts
 from vision.observe import Observer
+from vision.reader import GenericReader
 from vision.scan import ReadMemo, Recognition, recognise
 
 SIZES = ((1280, 720), (1920, 1080))
@@ -251,13 +254,9 @@ class _FirstLookUnknown:
     session 7's reader read them at once). Keeps what it was shown of that card."""
 
     def __init__(self, target):
-        from vision.reader import GenericReader
-
         self.target, self.inner, self.looks = target, GenericReader(), []
 
     def read(self, warped, body_visible=True):
-        from vision.classify import CardRead
-
         read = self.inner.read(warped, body_visible)
         if read.card == self.target:
             self.looks.append(warped)
@@ -269,10 +268,6 @@ class _FirstLookUnknown:
 def test_a_single_card_read_unknown_is_read_again_through_a_moved_outline():
     # A card read unknown is read again at the same place through the memo, through the outline
     # moved a little (the same pixels through the same outline would read the same way again).
-    from itertools import islice
-
-    from vision.decks import deck_available, deck_faces
-
     if not deck_available("kde:standard"):
         pytest.skip("kde:standard is not installed")
     _, frame, truth = next(islice(scenes(20, (1280, 720), seed=11, deck=dict(deck_faces("kde:standard"))), 19, None))
