@@ -11,7 +11,7 @@ work budget may take several frames; how many is reported too), *steady*
 The time spent in :func:`vision.classify.read_card` is reported apart (``read_ms``).
 
 Accuracy: seeded scenes (three tables, glare in every other scene, a fanned trick in the centre,
-one card face down) per deck, precision (right identity over reported cards), recall (over
+one card face down) per deck, of one seed or summed over several, precision (right identity over reported cards), recall (over
 face-up cards) and the confusions. Each design is scored with the *generic* reader (no deck's
 faces: what a user with an unknown deck sees, the default), and each Debian design also
 *enrolled* (its own faces' templates, with the generic reader for what they leave unknown:
@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from benchmarks.vision_scenes import Score, scenes
-from engine.cards import CARDS
+from engine.cards import CARDS, Card
 from simulators.camera import render
 from simulators.card_faces import all_faces
 from simulators.scenes import SceneStyle, random_arm, random_scene, tilted_view
@@ -73,12 +73,16 @@ class SpeedFigure:
         return doc
 
 
+TEMPLATES = ("enrolled", "project", "generic")
+
+
 @dataclass(frozen=True, slots=True)
 class AccuracyFigure:
     deck: str
     templates: str  # "generic" (no deck), "enrolled" or "project"
     size: tuple[int, int]
-    score: Score
+    score: Score  # over the scenes of every seed
+    seeds: tuple[int, ...] = (11,)
 
     def to_json(self) -> dict[str, object]:
         s = self.score
@@ -86,6 +90,7 @@ class AccuracyFigure:
             "deck": self.deck,
             "templates": self.templates,
             "size": list(self.size),
+            "seeds": list(self.seeds),
             "cards": s.cards,
             "correct": s.correct,
             "wrong": len(s.wrong),
@@ -192,27 +197,35 @@ class _TimedReader:
             self.spent += time.perf_counter() - start
 
 
-def accuracy_figures(count: int = 30, size: tuple[int, int] = (1280, 720), seed: int = 11) -> list[AccuracyFigure]:
+def accuracy_figures(
+    count: int = 30,
+    size: tuple[int, int] = (1280, 720),
+    seeds: tuple[int, ...] = (11,),
+    templates: tuple[str, ...] = TEMPLATES,
+) -> list[AccuracyFigure]:
+    """Each design read by each of ``templates`` (the project's own faces by the generic reader
+    and enrolled only), scored over ``count`` scenes of every seed in ``seeds``."""
     project = IndexTemplates.from_faces(all_faces())
     generic = GenericReader()
-    out = [
-        AccuracyFigure("project", "enrolled", size, _score(EnrolledReader(project, generic), count, size, seed, None)),
-        AccuracyFigure("project", "generic", size, _score(generic, count, size, seed, None)),
+    designs: list[tuple[str, dict[Card, np.ndarray] | None, dict[str, CardReader]]] = [
+        ("project", None, {"enrolled": EnrolledReader(project, generic), "generic": generic})
     ]
     for name in DECKS:
-        if not deck_available(name):
-            continue
-        faces = deck_faces(name)
-        deck = dict(faces)
-        enrolled = EnrolledReader(IndexTemplates.from_faces(faces), generic)
-        out.append(AccuracyFigure(name, "enrolled", size, _score(enrolled, count, size, seed, deck)))
-        out.append(AccuracyFigure(name, "project", size, _score(project, count, size, seed, deck)))
-        out.append(AccuracyFigure(name, "generic", size, _score(generic, count, size, seed, deck)))
-    return out
+        if deck_available(name):
+            faces = deck_faces(name)
+            enrolled = EnrolledReader(IndexTemplates.from_faces(faces), generic)
+            designs.append((name, dict(faces), {"enrolled": enrolled, "project": project, "generic": generic}))
+    return [
+        AccuracyFigure(name, kind, size, _score(reader, count, size, seeds, deck), seeds)
+        for name, deck, readers in designs
+        for kind, reader in readers.items()
+        if kind in templates
+    ]
 
 
-def _score(reader: CardReader, count: int, size: tuple[int, int], seed: int, deck) -> Score:
+def _score(reader: CardReader, count: int, size: tuple[int, int], seeds: tuple[int, ...], deck) -> Score:
     score = Score()
-    for label, frame, truth in scenes(count, size, seed=seed, deck=deck):
-        score.add(recognise(frame, reader), truth, label)
+    for seed in seeds:
+        for label, frame, truth in scenes(count, size, seed=seed, deck=deck):
+            score.add(recognise(frame, reader), truth, f"seed {seed}, {label}")
     return score

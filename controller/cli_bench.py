@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import nullcontext
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from controller.cli_common import bench_app, console, fail
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
+
+if TYPE_CHECKING:
+    from benchmarks.vision import SpeedFigure
 
 
 @bench_app.command("engine")
@@ -69,37 +72,45 @@ def bench_vision(
         float | None,
         typer.Option(min=0, help="The observer's work units per frame (default its own; 0: no budget)."),
     ] = None,
+    seed: Annotated[
+        list[int] | None,
+        typer.Option(help="Seed of the accuracy scenes; repeat it to score over several (default 11)."),
+    ] = None,
+    templates: Annotated[
+        list[str] | None,
+        typer.Option(help="Readers to score: generic, enrolled, project; repeat it (default all)."),
+    ] = None,
+    speed: Annotated[bool, typer.Option(help="Time the frames (--no-speed: accuracy only).")] = True,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Per-frame time (single thread) and accuracy per deck on rendered scenes."""
     from rich.table import Table
 
-    from benchmarks.vision import accuracy_figures, speed_figures
+    from benchmarks.vision import TEMPLATES, accuracy_figures, speed_figures
 
     if size not in ("1280x720", "1920x1080"):
         fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
+    unknown = sorted(set(templates or ()) - set(TEMPLATES))
+    if unknown:
+        fail(f"unknown templates {', '.join(unknown)} (use {', '.join(TEMPLATES)})")
     width, height = (int(v) for v in size.split("x"))
-    with console.status("timing frames...", spinner="dots") if not as_json else nullcontext():
-        speed = speed_figures(frames) if budget is None else speed_figures(frames, budget=budget or None)
+    seeds = tuple(seed or (11,))
+    timings: list[SpeedFigure] = []
+    if speed:
+        with console.status("timing frames...", spinner="dots") if not as_json else nullcontext():
+            timings = speed_figures(frames) if budget is None else speed_figures(frames, budget=budget or None)
     with console.status("reading scenes...", spinner="dots") if not as_json else nullcontext():
-        accuracy = accuracy_figures(scenes, (width, height))
+        accuracy = accuracy_figures(scenes, (width, height), seeds, tuple(templates or TEMPLATES))
     if as_json:
-        doc = {"speed": [f.to_json() for f in speed], "accuracy": [f.to_json() for f in accuracy]}
+        doc = {"speed": [f.to_json() for f in timings], "accuracy": [f.to_json() for f in accuracy]}
         sys.stdout.write(json.dumps(doc) + "\n")
         return
-    table = Table(title="Vision: per-frame time, single thread (mat, detection, reading, zones)")
-    columns = ("frame", "cards", "state", "median ms", "p95 ms", "of which reading ms", "frames", "frames to read")
-    for column in columns:
-        table.add_column(column, justify="right")
-    for f in speed:
-        size_text = f"{f.size[0]}x{f.size[1]}"
-        median, p95, read = f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", f"{f.read_ms:.1f}"
-        # First sight: still frames until every card in view was read (median / most), under the budget.
-        to_read = "" if f.frames_to_read is None else f"{f.frames_to_read[0]:g} / {f.frames_to_read[1]}"
-        table.add_row(size_text, str(f.cards), f.state, median, p95, read, str(f.frames), to_read)
-    console.print(table)
-    table = Table(title=f"Vision: accuracy on rendered scenes at {size} (six cards each, one face down)")
-    for column in ("deck", "templates", "cards", "precision", "recall", "wrong", "unknown", "confusions"):
+    if timings:
+        _print_speed(timings)
+    seeds_text = ", ".join(str(s) for s in seeds)
+    title = f"Vision: accuracy on rendered scenes at {size} (six cards each, one face down), seeds {seeds_text}"
+    table = Table(title=title)
+    for column in ("deck", "templates", "cards", "correct", "precision", "recall", "wrong", "unknown", "confusions"):
         table.add_column(column, justify="right")
     for a in accuracy:
         s = a.score
@@ -108,12 +119,29 @@ def bench_vision(
             a.deck,
             a.templates,
             str(s.cards),
+            str(s.correct),
             f"{s.precision:.2%}",
             f"{s.recall:.2%}",
             str(len(s.wrong)),
             str(s.unknown),
             confusions,
         )
+    console.print(table)
+
+
+def _print_speed(timings: list[SpeedFigure]) -> None:
+    from rich.table import Table
+
+    table = Table(title="Vision: per-frame time, single thread (mat, detection, reading, zones)")
+    columns = ("frame", "cards", "state", "median ms", "p95 ms", "of which reading ms", "frames", "frames to read")
+    for column in columns:
+        table.add_column(column, justify="right")
+    for f in timings:
+        size_text = f"{f.size[0]}x{f.size[1]}"
+        median, p95, read = f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", f"{f.read_ms:.1f}"
+        # First sight: still frames until every card in view was read (median / most), under the budget.
+        to_read = "" if f.frames_to_read is None else f"{f.frames_to_read[0]:g} / {f.frames_to_read[1]}"
+        table.add_row(size_text, str(f.cards), f.state, median, p95, read, str(f.frames), to_read)
     console.print(table)
 
 

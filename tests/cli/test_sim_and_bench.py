@@ -53,6 +53,25 @@ def test_bench_engine_reports_figures():
     assert figures["game"] == "poley" and figures["cards_per_s"] > 0 and figures["legal_queries_per_s"] > 0
 
 
+def test_bench_vision_scores_chosen_readers_over_several_seeds_without_timing():
+    # The recall campaign's command: the generic reader alone, over two seeds' scenes, no timing.
+    args = ("bench", "vision", "--no-speed", "--templates", "generic", "--scenes", "1", "--json")
+    one, two = (run_croupier(*args, *seeds) for seeds in (("--seed", "1"), ("--seed", "1", "--seed", "2")))
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    first, both = json.loads(one.stdout), json.loads(two.stdout)
+    assert first["speed"] == [] and both["speed"] == []
+    assert {a["templates"] for a in both["accuracy"]} == {"generic"}
+    assert "project" in {a["deck"] for a in both["accuracy"]}
+    for a, b in zip(first["accuracy"], both["accuracy"], strict=True):
+        assert (a["deck"], a["seeds"], b["seeds"]) == (b["deck"], [1], [1, 2])
+        assert b["cards"] > a["cards"] > 0  # the second seed's scenes are added, not replacing
+
+
+def test_bench_vision_refuses_an_unknown_reader():
+    done = run_croupier("bench", "vision", "--no-speed", "--templates", "psychic")
+    assert done.returncode == 2 and "unknown templates psychic" in done.stderr
+
+
 def test_usage_errors_are_one_line_with_status_2():
     for args in (("sim", "--hands", "0"), ("referee",), ("frobnicate",), ("sim", "--speed", "fast")):
         done = run_croupier(*args)
