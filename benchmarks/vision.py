@@ -11,9 +11,10 @@ work budget may take several frames; how many is reported too), *steady*
 The time spent in :func:`vision.classify.read_card` is reported apart (``read_ms``).
 
 Accuracy: seeded scenes (three tables, glare in every other scene, a fanned trick in the centre,
-one card face down) per deck, of one seed or summed over several, precision (right identity over reported cards), recall (over
-face-up cards) and the confusions. Each design is scored with the *generic* reader (no deck's
-faces: what a user with an unknown deck sees, the default), and each Debian design also
+one card face down) per deck, of one seed or summed over several: precision (right identity
+over reported cards), recall (over face-up cards) and the confusions. Each design is scored
+with the *generic* reader (no deck's faces: what a user with an unknown deck sees, the
+default), and each Debian design also
 *enrolled* (its own faces' templates, with the generic reader for what they leave unknown:
 :class:`vision.enrolled.EnrolledReader`) and with the *project*'s own templates alone.
 """
