@@ -460,7 +460,10 @@ def _index_hypotheses(
         rel = points - a
         along, deep, across = rel @ u, rel @ down, rel @ right
         near = (deep - sizes / 2 >= _INDEX_DEPTH[0] * long_) & (deep - sizes / 2 <= _INDEX_DEPTH[1] * long_)
-        near &= (along >= -0.3 * short) & (along <= length + 0.3 * short)
+        # A run shorter than a card's side is the part of it in view: the index may lie beyond
+        # either end, where the card under it reaches higher (the fan's left card).
+        slack = max(0.0, short - length)
+        near &= (along >= -0.3 * short - slack) & (along <= length + 0.3 * short + slack)
         for i in np.flatnonzero(near):
             below = deep - deep[i]
             suits = (below >= _INDEX_SUIT_BELOW[0] * sizes[i]) & (below <= _INDEX_SUIT_BELOW[1] * sizes[i])
