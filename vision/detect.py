@@ -857,9 +857,12 @@ def _card_size(given: tuple[float, float] | None, singles: list[CardQuad]) -> tu
         return given
     if not singles:
         return None
-    # The size most singles agree with; on a tie the smaller, since a tidy pile is larger than a card.
-    longs = np.array([q.size[1] for q in singles])
-    support = [(int(np.sum(np.abs(longs / long_ - 1) <= 0.2)), -long_) for long_ in longs]
+    # The size most singles agree with, on both sides (two cards nearly aligned make a blob of a
+    # card's shape whose long side is within a fifth of a card's, its short side is not); on a
+    # tie the smaller, since a tidy pile is larger than a card.
+    sizes = np.array([q.size for q in singles])
+    agree = np.all(np.abs(sizes[None, :, :] / sizes[:, None, :] - 1) <= 0.2, axis=2)
+    support = [(int(np.sum(agree[i])), -sizes[i, 1]) for i in range(len(singles))]
     return singles[max(range(len(singles)), key=lambda i: support[i])].size
 
 
