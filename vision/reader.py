@@ -146,6 +146,9 @@ class GenericReader:
         )
         if len(corners) == 1 and first.score < _LONE_SCORE and not counted:
             return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
+        # With the body hidden (a card under others in a fan), the column of pips beside an index
+        # is in view, and its count tells a 5 from a 6, or a 7 from a 3 or a joker.
+        by_column = number and not body_visible and self._column_bears_out(card, corners, bottom, identity, rivals)
         # With the body hidden, both indices leaning clearly to the rank and one of them sure of
         # it: the other's doubt is outweighed (a corner that took the other's rank does not lean
         # to it; an index against the outline's edge may be cut off, a 3 read as a 5 at 0.99).
@@ -156,12 +159,15 @@ class GenericReader:
             and all(c.ranks and c.ranks[0][0] == c.rank and c.probability >= _OUTWEIGHED for c in corners)
             and all(c.inset >= _LONE_INSET for c in corners)
         )
+        column_needed = False  # the column of pips let the read stand (see the end)
         if rivals and not outweighed:
             # A tentative rank: both corners read it (or the body counts it), and the body tells
             # it from its rival.
             if (len(corners) < 2 and not counted) or not body_visible:
-                return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
-            if not _body_fits(identity, seen) or any(seen == _body_of_rank(r) for r in rivals):
+                if not by_column:
+                    return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
+                column_needed = True
+            if body_visible and (not _body_fits(identity, seen) or any(seen == _body_of_rank(r) for r in rivals)):
                 return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
@@ -180,7 +186,9 @@ class GenericReader:
         )
         if len(corners) == 1:
             if not body_visible and not _clear_alone(first) and not nearly:
-                return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
+                if not by_column:
+                    return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
+                column_needed = True
             # With the body hidden, a clear lone index is its own witness (checked just above).
             sure = not body_visible or (first.confidence >= _SURE_ALONE and seen == expected_body(identity))
             if number and pip is None and not sure:
@@ -216,9 +224,31 @@ class GenericReader:
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
         if len(corners) == 1 and not body_visible and (first.inset < _LONE_INSET or nearly or outvoted):
             confidence = min(confidence, _AGAINST_THE_EDGE)
+        if column_needed:
+            # Borne out by a column of pips only: no surer than an index against the outline's
+            # edge, so in a pile another outline must read the same card.
+            confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
         return CardRead(identity, float(confidence), "")
+
+    def _column_bears_out(
+        self, card: np.ndarray, corners: list[CornerRead], bottom: CornerRead, identity: Card, rivals: set[str]
+    ) -> bool:
+        """Whether the column of pips beside an index (either corner's, where plain to see:
+        :func:`_pip_column`) bears out this number card: every column seen shows its count and
+        not its rivals', and every index leans to it (``_COLUMN_LEANING``) with the ranks of that
+        count besides it implausible (a count is three ranks': the index must tell them apart)."""
+        label = _rank_label(identity)
+        counts = [n for c in corners if (n := _pip_column(card, c, far=c is bottom)) is not None]
+        if not counts or not all(_column_fits(identity, rivals, n) for n in counts):
+            return False
+        for c in corners:
+            likely = dict(c.ranks)
+            alike = sum(p for r, p in likely.items() if r != label and _COLUMN_PIPS.get(r, set()) & set(counts))
+            if likely.get(label, 0.0) < _COLUMN_LEANING or alike >= _PLAUSIBLE:
+                return False
+        return True
 
     def _body_chooses(
         self, card: np.ndarray, corners: list[CornerRead], identity: Card, seen: str, pip: float | None
@@ -932,6 +962,62 @@ _COLUMNS = {2: (0, 2, 0), 3: (0, 3, 0), 4: (2, 0, 2), 5: (2, 1, 2), 6: (3, 0, 3)
 # ranks kept per corner.
 _PLAUSIBLE, _LIKELIEST = 0.1, 4
 _OUTWEIGHED = 0.7  # a tentative index outweighed by a sure one must still give its rank this
+
+
+# The pips in the column beside the index (the first column), by rank, as ordinary decks lay
+# them out: a 7's middle pip in the centre (3) or one a side (2, nicu-white's), an 8 as 3-2-3 (3)
+# or 4-0-4 (4). An ace, a 2 or a 3 has none there (no count to bear out), a court card a picture.
+_COLUMN_PIPS = {"4": {2}, "5": {2}, "6": {3}, "7": {2, 3}, "8": {3, 4}, "9": {4}, "10": {4}}
+_COLUMN_STRIP = 0.47  # of the card's width: the first column, and the centre column's left edge
+_COLUMN_PIP = 25  # half-size pixels: a pip is larger (a speck or a cut-off corner is not)
+_COLUMN_LEANING = 0.5  # the rank model's least belief in a rank the column bears out
+
+
+def _pip_column(card: np.ndarray, corner: CornerRead, far: bool) -> int | None:
+    """The number of pips in the column beside a corner's index (``far``: the bottom-right one),
+    when they are plain to see: two to four solid blobs of the index's colour, alike in size,
+    one above the other, the first in the column's top third and the last in its bottom third,
+    evenly spaced; else None. The centre column's pips reach into the strip and are cut by its
+    edge: they are left out, as long as they lie right of the column."""
+    if far:
+        card = cv2.rotate(card, cv2.ROTATE_180)
+    p = CANONICAL_PAD
+    x0, y0 = min(corner.right + 2, p + CANONICAL_W // 3), p + round(0.05 * CANONICAL_H)
+    x1, y1 = p + round(_COLUMN_STRIP * CANONICAL_W), p + round(0.95 * CANONICAL_H)
+    dark, labels, stats = _ink_at_half_size(card, (x0, y0, x1, y1))
+    h, w = dark.shape
+    big = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= _COLUMN_PIP]
+    cut = [i for i in big if stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH] >= w]
+    ids = [i for i in big if i not in cut]
+    if not 2 <= len(ids) <= 4:
+        return None
+    x, y, bw, bh, area = (stats[ids, k].astype(np.float64) for k in range(5))
+    if x.min() <= 0 or y.min() <= 0 or (y + bh).max() >= h:
+        return None  # cut by the strip's other edges: a picture, another card
+    if cut and stats[cut, cv2.CC_STAT_LEFT].min() < (x + bw / 2).mean():
+        return None  # cut pips that are not the centre column's
+    if area.max() > 1.6 * area.min() or bh.max() > 1.3 * bh.min() or (area / (bw * bh)).min() < 0.35:
+        return None
+    if np.ptp(x + bw / 2) > 0.25 * bw.mean():
+        return None  # not one above the other
+    middles = np.sort((y + bh / 2) / h)
+    gaps = np.diff(middles)
+    if middles[0] > 1 / 3 or middles[-1] < 2 / 3 or gaps.max() > 1.3 * gaps.min():
+        return None
+    half = cv2.resize(card[y0:y1, x0:x1], (w, h), interpolation=cv2.INTER_AREA)
+    paper = np.median(half[labels == 0], axis=0)
+    if _colour(half, labels, tuple(ids), paper, (0, 0, w, h)) != corner.red:
+        return None
+    return len(ids)
+
+
+def _column_fits(card: Card, rivals: set[str], count: int | None) -> bool:
+    """Whether a column of ``count`` pips is this number card's and none of its rivals' (a court
+    card, an ace or a joker shows no such column)."""
+    label = _rank_label(card)
+    if count is None or count not in _COLUMN_PIPS.get(label, set()):
+        return False
+    return not any(count in _COLUMN_PIPS.get(r, set()) for r in rivals)
 
 
 def _rank_label(card: Card) -> str:
