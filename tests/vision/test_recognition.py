@@ -131,5 +131,9 @@ def test_croupier_bench_vision_prints_speed_and_accuracy_as_json():
     cases = {(tuple(f["size"]), f["cards"]) for f in doc["speed"]}
     assert cases == {(size, n) for size in ((1280, 720), (1920, 1080)) for n in (0, 4, 8)}
     assert all(f["median_ms"] > 0 for f in doc["speed"])
+    # The thread's CPU time of the same frames: never more than the wall-clock time (1 ms of slack
+    # for the two clocks' reading order and resolution).
+    assert all(0 < f["cpu_median_ms"] <= f["median_ms"] + 1 for f in doc["speed"])
+    assert all(f["cpu_p95_ms"] <= f["p95_ms"] + 1 for f in doc["speed"])
     project = next(a for a in doc["accuracy"] if a["deck"] == "project")
     assert project["templates"] == "enrolled" and project["wrong"] == 0 and project["precision"] == 1.0
