@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 
 import cv2
 import numpy as np
@@ -146,9 +147,14 @@ class GenericReader:
         )
         if len(corners) == 1 and first.score < _LONE_SCORE and not counted:
             return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
+
         # With the body hidden (a card under others in a fan), the column of pips beside an index
-        # is in view, and its count tells a 5 from a 6, or a 7 from a 3 or a joker.
-        by_column = number and not body_visible and self._column_bears_out(card, corners, bottom, identity, rivals)
+        # is in view, and its count tells a 5 from a 6, or a 7 from a 3 or a joker. Looked at only
+        # where the read would fail without it (most pile outlines read nothing).
+        @cache
+        def by_column() -> bool:
+            return number and not body_visible and self._column_bears_out(card, corners, bottom, identity, rivals)
+
         # With the body hidden, both indices leaning clearly to the rank and one of them sure of
         # it: the other's doubt is outweighed (a corner that took the other's rank does not lean
         # to it; an index against the outline's edge may be cut off, a 3 read as a 5 at 0.99).
@@ -164,7 +170,7 @@ class GenericReader:
             # A tentative rank: both corners read it (or the body counts it), and the body tells
             # it from its rival.
             if (len(corners) < 2 and not counted) or not body_visible:
-                if not by_column:
+                if not by_column():
                     return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
                 column_needed = True
             if body_visible and (not _body_fits(identity, seen) or any(seen == _body_of_rank(r) for r in rivals)):
@@ -186,7 +192,7 @@ class GenericReader:
         )
         if len(corners) == 1:
             if not body_visible and not _clear_alone(first) and not nearly:
-                if not by_column:
+                if not by_column():
                     return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
                 column_needed = True
             # With the body hidden, a clear lone index is its own witness (checked just above).
