@@ -199,6 +199,7 @@ class GenericReader:
             sure = not body_visible or (first.confidence >= _SURE_ALONE and seen == expected_body(identity))
             if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
+        lone_hidden = len(corners) == 1 and not body_visible  # a card under others read from one index
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
             # of them firmly for the other suit of the colour vetoes.
@@ -207,7 +208,6 @@ class GenericReader:
             # suit, not contradict them.
             ornate = str(identity)[0] == "A" and pip is not None and pip < 0
             evidence += [pip] if pip is not None and not ornate else []
-            lone_hidden = len(corners) == 1 and not body_visible
             needed = _LONE_ODDS if lone_hidden else (_RED_ODDS, _BLACK_ODDS)
             if abs(sum(evidence)) < (needed[0] if first.red else needed[1]):
                 # Short of evidence: a number card under others still shows the strip along its
@@ -228,11 +228,10 @@ class GenericReader:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 return CardRead(None, 0.0, f"unsure of the suit: {identity}")
-        if len(corners) == 1 and not body_visible and (first.inset < _LONE_INSET or nearly or outvoted):
-            confidence = min(confidence, _AGAINST_THE_EDGE)
-        if column_needed:
-            # Borne out by a column of pips only: no surer than an index against the outline's
-            # edge, so in a pile another outline must read the same card.
+        # A lone index against the outline's edge, a little short of clear, or outvoting the other
+        # corner, and a read borne out only by a column of pips, stand no surer than this: in a
+        # pile, another outline must read the same card.
+        if column_needed or (lone_hidden and (first.inset < _LONE_INSET or nearly or outvoted)):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
@@ -251,8 +250,8 @@ class GenericReader:
             return False
         for c in corners:
             likely = dict(c.ranks)
-            alike = sum(p for r, p in likely.items() if r != label and _COLUMN_PIPS.get(r, set()) & set(counts))
-            if likely.get(label, 0.0) < _COLUMN_LEANING or alike >= _PLAUSIBLE:
+            same_count = sum(p for r, p in likely.items() if r != label and _COLUMN_PIPS.get(r, set()) & set(counts))
+            if likely.get(label, 0.0) < _COLUMN_LEANING or same_count >= _PLAUSIBLE:
                 return False
         return True
 
@@ -1002,8 +1001,8 @@ def _pip_column(card: np.ndarray, corner: CornerRead, far: bool) -> int | None:
         return None  # cut by the strip's other edges: a picture, another card
     if cut and stats[cut, cv2.CC_STAT_LEFT].min() < (x + bw / 2).mean():
         return None  # cut pips that are not the centre column's
-    if area.max() > 1.6 * area.min() or bh.max() > 1.3 * bh.min() or (area / (bw * bh)).min() < 0.35:
-        return None
+    if not _alike(area, bh) or (area / (bw * bh)).min() < 0.35:
+        return None  # a pip run into its neighbour, half hidden, or no pip (a stroke)
     if np.ptp(x + bw / 2) > 0.25 * bw.mean():
         return None  # not one above the other
     middles = np.sort((y + bh / 2) / h)
@@ -1017,11 +1016,10 @@ def _pip_column(card: np.ndarray, corner: CornerRead, far: bool) -> int | None:
     return len(ids)
 
 
-def _column_fits(card: Card, rivals: set[str], count: int | None) -> bool:
+def _column_fits(card: Card, rivals: set[str], count: int) -> bool:
     """Whether a column of ``count`` pips is this number card's and none of its rivals' (a court
     card, an ace or a joker shows no such column)."""
-    label = _rank_label(card)
-    if count is None or count not in _COLUMN_PIPS.get(label, set()):
+    if count not in _COLUMN_PIPS.get(_rank_label(card), set()):
         return False
     return not any(count in _COLUMN_PIPS.get(r, set()) for r in rivals)
 
@@ -1029,6 +1027,11 @@ def _column_fits(card: Card, rivals: set[str], count: int | None) -> bool:
 def _rank_label(card: Card) -> str:
     letter = str(card)[0]
     return "10" if letter == "T" else letter
+
+
+def _alike(areas: np.ndarray, heights: np.ndarray) -> bool:
+    """Blobs alike in size, as one card's pips are (none two run together, none half hidden)."""
+    return bool(areas.max() <= 1.6 * areas.min() and heights.max() <= 1.3 * heights.min())
 
 
 def _plain_count(body: tuple[np.ndarray, tuple[int, int]]) -> int | None:
@@ -1041,7 +1044,7 @@ def _plain_count(body: tuple[np.ndarray, tuple[int, int]]) -> int | None:
         return None
     areas = np.array([s[cv2.CC_STAT_AREA] for s in big], np.float64)
     heights = np.array([s[cv2.CC_STAT_HEIGHT] for s in big], np.float64)
-    if areas.max() > 1.6 * areas.min() or heights.max() > 1.3 * heights.min():
+    if not _alike(areas, heights):
         return None
     xs = np.array([(s[cv2.CC_STAT_LEFT] + s[cv2.CC_STAT_WIDTH] / 2) / bw - 0.5 for s in big])
     ys = np.array([(s[cv2.CC_STAT_TOP] + s[cv2.CC_STAT_HEIGHT] / 2) / bh for s in big])
