@@ -3,13 +3,17 @@ reader used to miss (``benchmarks.vision_scenes.scenes``), and the generic reade
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
+import numpy as np
 import pytest
 
-from benchmarks.vision_scenes import scenes
+from benchmarks.vision_scenes import Score, scenes
+from simulators.camera import CardTruth
 from vision.decks import deck_available, deck_faces
+from vision.detect import CardQuad, warp_card
 from vision.reader import GenericReader
+from vision.scan import Recognition, recognise
 
 
 @cache
@@ -17,6 +21,7 @@ def reader() -> GenericReader:
     return GenericReader()
 
 
+@lru_cache(maxsize=4)  # a test reads a scene's cards, then warps one of them: rendered once
 def scene(deck: str, seed: int, size: tuple[int, int], index: int) -> tuple:
     """Scene ``index`` of the benchmark's ``seed`` for ``deck`` ("project": the project's own
     faces): its label, frame and truth; skipped when the deck is not installed."""
@@ -27,5 +32,24 @@ def scene(deck: str, seed: int, size: tuple[int, int], index: int) -> tuple:
         faces = dict(deck_faces(deck))
     for k, got in enumerate(scenes(index + 1, size, seed=seed, deck=faces)):
         if k == index:
+            got[1].setflags(write=False)  # shared by the tests that ask for it again
             return got
     raise AssertionError("no such scene")
+
+
+def recognised(deck: str, seed: int, size: tuple[int, int], index: int) -> tuple[list[Recognition], list[CardTruth]]:
+    """The scene (as :func:`scene`) recognised by the generic reader: what it found, and the
+    truth. Fails when a card is read wrong: a false accusation at the table."""
+    label, frame, truth = scene(deck, seed, size, index)
+    found = recognise(frame, reader())
+    score = Score()
+    score.add(found, truth, label)
+    assert score.wrong == [], score.wrong
+    return found, truth
+
+
+def warped(deck: str, seed: int, size: tuple[int, int], index: int, card: str) -> np.ndarray:
+    """The scene's ``card`` (a code) warped upright through its true outline."""
+    _, frame, truth = scene(deck, seed, size, index)
+    placed = next(t for t in truth if str(t.card) == card)
+    return warp_card(frame, CardQuad(np.asarray(placed.corners_px, np.float64), False, 0))

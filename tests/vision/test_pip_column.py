@@ -8,17 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.vision_scenes import Score, _near
+from benchmarks.vision_scenes import _near
 from engine.cards import Card
 from simulators.card_faces import all_faces
-from tests.vision.benchmark_scenes import reader, scene
+from tests.vision.benchmark_scenes import reader, recognised, warped
 from vision import reader as reader_module
 from vision import scan
 from vision.classify import _canonical
 from vision.decks import deck_available, deck_faces
-from vision.detect import CANONICAL_H, CANONICAL_PAD, CardQuad, warp_card
+from vision.detect import CANONICAL_H, CANONICAL_PAD
 from vision.reader import _COLUMN_PIPS, _pip_column
-from vision.scan import recognise
 
 DESIGNS = ["project", "kde:standard", "kde:nicu-white", "aisleriot:anglo"]
 
@@ -78,17 +77,13 @@ _CASES = [
 
 @pytest.mark.parametrize(("deck", "seed", "size", "index", "card", "why"), _CASES)
 def test_a_pile_card_whose_index_is_unsure_is_read_by_its_column(deck, seed, size, index, card, why, monkeypatch):
-    label, frame, truth = scene(deck, seed, size, index)
-    placed = next(t for t in truth if str(t.card) == card)
-    upright = warp_card(frame, CardQuad(np.asarray(placed.corners_px, np.float64), False, 0))
+    upright = warped(deck, seed, size, index, card)
     hidden = reader().read(upright, body_visible=False)
     assert str(hidden.card) == card, hidden
     assert hidden.confidence < scan._SURE  # a pile's place needs a second outline's read
 
-    found = recognise(frame, reader())
-    score = Score()
-    score.add(found, truth, label)
-    assert score.wrong == []
+    found, truth = recognised(deck, seed, size, index)
+    placed = next(t for t in truth if str(t.card) == card)
     assert any(r.card == placed.card and _near(r, placed) for r in found), [str(r.card) for r in found]
 
     monkeypatch.setattr(reader_module, "_pip_column", lambda *args, **kwargs: None)
@@ -99,9 +94,7 @@ def test_a_pile_card_whose_index_is_unsure_is_read_by_its_column(deck, seed, siz
 def test_a_column_does_not_choose_between_the_ranks_of_its_count():
     # A 10D under others (project, seed 4, 720p, scene 12) whose one index reads 8 at 0.43, 6 and
     # 9 next: its column of four is an 8's too (4-0-4), and a 9's, so it bears out no rank.
-    _, frame, truth = scene("project", 4, (1280, 720), 12)
-    placed = next(t for t in truth if str(t.card) == "TD")
-    upright = warp_card(frame, CardQuad(np.asarray(placed.corners_px, np.float64), False, 0))
+    upright = warped("project", 4, (1280, 720), 12, "TD")
     corner = reader().read_corner(upright)
     assert corner.rank == "8" and _pip_column(upright, corner, far=False) == 4
     read = reader().read(upright, body_visible=False)
