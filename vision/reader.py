@@ -25,7 +25,7 @@ import numpy as np
 from engine.cards import BIG_JOKER, LITTLE_JOKER, Card, Suit
 from vision.classify import CardRead, reading_of_blobs
 from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W
-from vision.glyphs import RANKS, STAR, GlyphMatch, GlyphModel, glyph_model
+from vision.glyphs import RANKS, STAR, GlyphMatch, GlyphModel, glyph_model, glyph_vector
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1
 # A corner's index: the rank's and the suit's boxes, the ink's component labels, the rank's and
@@ -44,6 +44,8 @@ _RANK_SCORE, _RANK_SURE = 0.6, 0.9
 # and the body shows exactly its pips (or its picture) and not what its rival would show.
 _RANK_MAYBE = 0.4
 _SUIT_SCORE = 0.7
+# A "rank" as big as its suit (either way, each side) and this like it in shape is a pip.
+_PIP_SIZE, _PIP_ALIKE = 1.25, 0.7
 # The suit's summed log-odds (both indices and a pip) must reach these. Blurred, a club's three
 # lobes merge into a spade's outline: a black suit must be surer. The two indices are one design
 # seen twice, not independent witnesses: hence sums well above one confident glance.
@@ -432,8 +434,25 @@ class GenericReader:
         corner = _corner(rank, suit, red, rank_box, suit_box)
         if not corner.rank:
             return corner
+        if self._rank_is_a_pip(dark, labels, rank_box, rank_ids, suit_box, suit_id):
+            return _NOTHING
         inset = min(rank_box[0], rank_box[1], suit_box[0]) - shift
         return replace(corner, suit_odds=odds, right=corner.right - shift, inset=inset)
+
+    def _rank_is_a_pip(
+        self, dark: np.ndarray, labels: np.ndarray, rank: Box, ids: tuple[int, ...], suit: Box, suit_id: int
+    ) -> bool:
+        """Whether the "rank" is a pip like the suit under it: two pips of a card's body one above
+        the other, cut like an index by a wrong outline (anglo's 8C, its bottom pips read as an
+        AC). A rank and its suit differ in shape, or in size (a 9 over a heart of half its
+        height can look alike)."""
+        heights = (rank[3] - rank[1]) / max(suit[3] - suit[1], 1)
+        widths = (rank[2] - rank[0]) / max(suit[2] - suit[0], 1)
+        if not (1 / _PIP_SIZE <= heights <= _PIP_SIZE and 1 / _PIP_SIZE <= widths <= _PIP_SIZE):
+            return False
+        a, _ = glyph_vector(_glyph(dark, labels, rank, ids))
+        b, _ = glyph_vector(_glyph(dark, labels, suit, (suit_id,)))
+        return float(a @ b) >= _PIP_ALIKE
 
     def _pip_odds(
         self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
