@@ -476,7 +476,36 @@ def _index_hypotheses(
             corner = a + right * left
             far = corner + right * short + down * long_
             out.append(np.array([corner, corner + right * short, far, corner + down * long_]))
+            turned = _turned_by_index(points[i], points[j], sizes[i], sizes[j], deep[i], down, size)
+            if turned is not None:
+                out.append(turned)
     return out
+
+
+_INDEX_TURN = (5.0, 25.0)  # degrees: an index's axis this far off its run grows a turned card too
+
+
+def _turned_by_index(
+    rank: np.ndarray, suit: np.ndarray, rank_size: float, suit_size: float, depth: float, down: np.ndarray, size
+) -> np.ndarray | None:
+    """A card hung from its index rather than from the run: a fan's middle card laid crooked
+    against its neighbours shows its index near the run, but the card hung from the run is
+    turned like the run, tens of pixels off at its far end. The index's own axis (rank above
+    suit) is the card's: when it is a few degrees off the run, the card is grown along it too,
+    about the rank."""
+    short, long_ = size
+    axis = suit - rank
+    length = float(np.linalg.norm(axis))
+    if length == 0:
+        return None
+    down_ = axis / length
+    angle = np.degrees(np.arccos(np.clip(float(down_ @ down), -1.0, 1.0)))
+    if not _INDEX_TURN[0] <= angle <= _INDEX_TURN[1]:
+        return None
+    right_ = np.array([down_[1], -down_[0]])
+    left = min(-rank_size / 2, float((suit - rank) @ right_) - suit_size / 2) - _INDEX_INSET * short
+    corner = rank + right_ * left - down_ * depth
+    return np.array([corner, corner + right_ * short, corner + right_ * short + down_ * long_, corner + down_ * long_])
 
 
 class _Steps(dict):
