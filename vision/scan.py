@@ -64,6 +64,10 @@ _SAME_SHAPE = 0.005  # its outlines when at most this share of its card pixels c
 _GLANCE_MARGIN = 2  # 1/8-scale pixels around a blob's box that must be unchanged too
 _NEAR = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * _GLANCE_MARGIN + 1, 2 * _GLANCE_MARGIN + 1))
 _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pile
+# ... or, where its first read is short of sure (_SURE) and needs one of them to read the same
+# card, this many: a lone index read a little short of clear is often the first of several
+# candidates there, and the next two, a pixel or two off, read nothing.
+_SECOND_LOOKS_UNSURE = 4
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
 # and three at 0.81 that a neighbouring candidate disputed (it read the true card).
@@ -632,6 +636,11 @@ class _Place:
     off: bool = False
 
     @property
+    def looks(self) -> int:
+        """How many second looks the place takes: more when its first read needs one to agree."""
+        return _SECOND_LOOKS if self.first.confidence >= _SURE else _SECOND_LOOKS_UNSURE
+
+    @property
     def settled(self) -> bool:
         """Both corners read alike from one outline, closely: no second look is needed."""
         return self.first.confidence >= _BOTH_CORNERS and not self.off
@@ -670,7 +679,7 @@ def _read_pile(
             elif rec.card is not None:
                 places.append(_Place(rec, off=True))
             continue
-        if place is not None and (place.disputed or place.second_looks >= _SECOND_LOOKS or place.settled):
+        if place is not None and (place.disputed or place.second_looks >= place.looks or place.settled):
             continue
         rec = _read(frame, quad, reader, False, memo, work, done)
         if place is None:
