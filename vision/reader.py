@@ -119,7 +119,7 @@ class GenericReader:
         first = max(corners, key=lambda c: sum(c.suit_odds if o.suit == c.suit else -o.suit_odds for o in corners))
         if len(corners) == 2:
             confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
-        elif first.score < (_LONE_SCORE_COUNTED if body_visible else _LONE_SCORE):
+        elif first.score < (_LONE_SCORE_COUNTED if body_visible else _LESS_CLOSE[1]):
             return CardRead(None, 0.0, f"one corner only, and not a close match: {first.rank}{first.suit}")
         else:
             confidence = 0.8 * first.confidence
@@ -147,7 +147,17 @@ class GenericReader:
             and pip is not None
             and pip >= _PIP_SURE
         )
-        if len(corners) == 1 and first.score < _LONE_SCORE and not counted:
+        # A lone index with its body hidden a little short of clear, where an index lies, stands
+        # only as sure as one against the outline's edge: in a pile, another outline must read
+        # the same card.
+        nearly = (
+            len(corners) == 1
+            and not body_visible
+            and not _clear_alone(first)
+            and (_clear_alone(first, _NEARLY) or _less_close_court(first))
+            and _LONE_INSET <= first.inset <= _NEARLY_INSET
+        )
+        if len(corners) == 1 and first.score < _LONE_SCORE and not counted and not nearly:
             return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
 
         # With the body hidden (a card under others in a fan), the column of pips beside an index
@@ -182,16 +192,6 @@ class GenericReader:
         # index. The witness: for a number card the top pip's suit or, for a very close and
         # clear read, a body that shows exactly this rank; for a court card a body that does
         # not contradict it (a picture is often too pale to be seen as one).
-        # A lone index with its body hidden a little short of clear, where an index lies, stands
-        # only as sure as one against the outline's edge: in a pile, another outline must read
-        # the same card.
-        nearly = (
-            len(corners) == 1
-            and not body_visible
-            and not _clear_alone(first)
-            and _clear_alone(first, _NEARLY)
-            and _LONE_INSET <= first.inset <= _NEARLY_INSET
-        )
         if len(corners) == 1:
             if not body_visible and not _clear_alone(first) and not nearly:
                 if not by_column():
@@ -550,11 +550,21 @@ _LONE_HIDDEN = (0.9, 0.78)
 # ... and where an index lies (not against the outline's edge, not deep inside: a neighbour's).
 _NEARLY = (0.85, 0.75)
 _NEARLY_INSET = 14
+# ... or, for a queen or a king, this sure of its rank (and no rival) but only this close: a Q in
+# a typeface unlike the models' (anglo's at 720p match 0.64-0.73). Not a J or an A: a 10 cut off
+# by a wrong outline leaves its 1 or its 0 (anglo's 10D read a J at 0.90, 0.72 close).
+_LESS_CLOSE = (0.9, 0.63)
 _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, by itself
 # A lone index with the body hidden that lies against the outline's edge may be a fragment of a
 # neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
 # sure, which in a pile needs another outline to read the same card (vision.scan._SURE is 0.7).
 _LONE_INSET, _AGAINST_THE_EDGE = 2, 0.65
+
+
+def _less_close_court(corner: CornerRead) -> bool:
+    """A queen's or king's lone index sure of its rank but not a close match (see ``_LESS_CLOSE``)."""
+    sure, close = _LESS_CLOSE
+    return corner.rank in ("Q", "K") and not corner.rival and corner.probability >= sure and corner.score >= close
 
 
 def _clear_alone(corner: CornerRead, thresholds: tuple[float, float] = _LONE_HIDDEN) -> bool:
