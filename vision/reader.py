@@ -284,10 +284,13 @@ class GenericReader:
         """A card whose corners show no rank and suit may be a joker whose index is the word
         JOKER set down the edge, letter under letter or turned on its side: a column of four or
         more letter-sized blobs in each corner, in one colour (red: the big joker, black: the
-        little one). Both corners must show it, or one corner and a picture in the body."""
+        little one). Both corners must show it, or one corner and a picture in the body. With
+        the body hidden (a joker under others in a fan shows one corner), one corner is read no
+        surer than an index against the outline's edge: in a pile, another outline must read it
+        too (a word seen through a wrong outline is seldom seen through the next as well)."""
         first = _word_column(_corner_patch(card, False))
         if first is None and not body_visible:
-            return CardRead(None, 0.0, "no readable index")  # both corners must show it
+            return CardRead(None, 0.0, "no readable index")  # a joker under others: its near corner must show it
         columns = [first, _word_column(_corner_patch(card, True))]
         seen = [red for red in columns if red is not None]
         if not seen or len(set(seen)) > 1:
@@ -297,6 +300,8 @@ class GenericReader:
             return CardRead(joker, 0.9, "")
         if body_visible and self._body(card, CANONICAL_PAD + CANONICAL_W // 5, joker)[0] == "picture":
             return CardRead(joker, 0.8, "")
+        if not body_visible:
+            return CardRead(joker, _AGAINST_THE_EDGE, "")
         return CardRead(None, 0.0, f"one corner only, and nothing else confirms {joker}")
 
     def _at_a_glance(self, card: np.ndarray, top: CornerRead) -> CardRead | None:
