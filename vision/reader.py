@@ -46,6 +46,8 @@ _RANK_MAYBE = 0.4
 _SUIT_SCORE = 0.7
 # A "rank" as big as its suit (either way, each side) and this like it in shape is a pip.
 _PIP_SIZE, _PIP_ALIKE = 1.25, 0.7
+# A rank wider than this (of its height) is no character (anglo's Q, the widest, is 1.0-1.1).
+_WIDEST_RANK = 1.15
 # The suit's summed log-odds (both indices and a pip) must reach these. Blurred, a club's three
 # lobes merge into a spade's outline: a black suit must be surer. The two indices are one design
 # seen twice, not independent witnesses: hence sums well above one confident glance.
@@ -439,7 +441,7 @@ class GenericReader:
         corner = _corner(rank, suit, red, rank_box, suit_box)
         if not corner.rank:
             return corner
-        if self._rank_is_a_pip(dark, labels, rank_box, rank_ids, suit_box, suit_id):
+        if self._rank_is_a_pip(dark, labels, rank_box, rank_ids, suit_box, suit_id) or _too_wide(rank_box, rank.label):
             return _NOTHING
         inset = min(rank_box[0], rank_box[1], suit_box[0]) - shift
         return replace(corner, suit_odds=odds, right=corner.right - shift, inset=inset)
@@ -564,6 +566,12 @@ _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, 
 # neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
 # sure, which in a pile needs another outline to read the same card (vision.scan._SURE is 0.7).
 _LONE_INSET, _AGAINST_THE_EDGE = 2, 0.65
+
+
+def _too_wide(box: Box, label: str) -> bool:
+    """Whether a rank's glyph is wider than any single character is (a 10 has two): a pip turned
+    on its side, cut in two by a wrong outline across a fan (nicu-white's 10C read as a 9S)."""
+    return label != "10" and box[2] - box[0] > _WIDEST_RANK * (box[3] - box[1])
 
 
 def _less_close_court(corner: CornerRead) -> bool:

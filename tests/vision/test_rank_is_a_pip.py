@@ -1,7 +1,8 @@
 """A "rank" that is a pip (vision/reader.py, ``_rank_is_a_pip``): an outline laid across two
 cards may put its corner on two pips of a card's body, one above the other, cut like a rank over
 its suit. Anglo's 8C under such an outline read as a lone AC, sure enough (A at 0.97) to stand
-in a pile without a second outline: a wrong card. A rank and its suit differ in shape or size."""
+in a pile without a second outline: a wrong card. A rank and its suit differ in shape or size.
+Nor is a "rank" wider than any character (``_too_wide``): a pip on its side, cut in two."""
 
 from __future__ import annotations
 
@@ -38,3 +39,20 @@ def test_a_neighbours_pips_in_the_far_corner_are_no_index(deck, seed, index, car
     up = warped(deck, seed, (1280, 720), index, card)
     assert reader().read_corner(up, far=True).rank == ""
     assert str(reader().read(up, body_visible=False).card) == card
+
+
+# An outline across a fan of three (kde:nicu-white, seed 7, 1080p, scene 14), turned a quarter
+# against the cards: its near corner shows one of the 10C's pips on its side, cut in two.
+SIDEWAYS = np.array([[1004.9, 511.1], [1014.5, 641.2], [825.4, 643.3], [815.9, 524.9]])
+
+
+def test_a_pip_on_its_side_is_no_rank():
+    _, frame, truth = scene("kde:nicu-white", 7, (1920, 1080), 14)
+    assert "TC" in {str(t.card) for t in truth}
+    card = warp_card(frame, CardQuad(SIDEWAYS, False, 0))
+    near = reader().read_corner(card)
+    assert near.rank == "", near  # read 9S at 0.97 (a lone index, 0.74: a wrong card) without the check
+
+
+def test_the_fan_reads_no_wrong_card():
+    recognised("kde:nicu-white", 7, (1920, 1080), 14)
