@@ -663,7 +663,8 @@ def _read_pile(
     (a club taken for a spade from one outline is seldom taken for it from the next). A candidate
     overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
     two fanned cards reads either) is no second look there: read, it confirms that place or
-    begins one of its own, which needs a second candidate reading its card."""
+    begins one of its own, which needs a second candidate reading its card (but not when it reads
+    the place's rank in the other suit of its colour: that is the place's card misread)."""
     places: list[_Place] = []
     for quad in candidates:
         here = [(_apart(quad.corners, p.first.corners), p) for p in places if _covered(quad.corners, p.first.corners)]
@@ -676,7 +677,10 @@ def _read_pile(
             rec = _read(frame, quad, reader, False, memo, work, done)
             if rec.card == place.first.card:
                 place.confirmed = True
-            elif rec.card is not None:
+            elif rec.card is not None and not _suit_misread(rec.card, place.first.card):
+                # (The place's rank in the other suit of its colour is its card misread, a
+                # diamond taken for a heart: no card of its own. Two outlines 14 px off the
+                # project's QD both read a QH, which stood beside it as a wrong card.)
                 places.append(_Place(rec, off=True))
             continue
         if place is not None and (place.disputed or place.second_looks >= place.looks or place.settled):
@@ -690,6 +694,14 @@ def _read_pile(
         place.confirmed |= rec.card == place.first.card
         place.disputed |= rec.card is not None and rec.card != place.first.card
     return [p.first for p in places if not p.disputed and (p.confirmed or (p.first.confidence >= _SURE and not p.off))]
+
+
+def _suit_misread(a: Card, b: Card) -> bool:
+    """Whether two cards are one rank in the two suits of one colour (a heart and a diamond)."""
+    if a.is_joker or b.is_joker:
+        return False
+    (rank_a, suit_a), (rank_b, suit_b) = str(a), str(b)
+    return rank_a == rank_b and suit_a != suit_b and (suit_a in "HD") == (suit_b in "HD")
 
 
 def _apart(a: np.ndarray, b: np.ndarray) -> float:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.vision_scenes import Score, _near
+from engine.cards import Card
 from tests.vision.benchmark_scenes import reader, recognised, scene
+from vision import scan
 from vision.scan import recognise
 
 
@@ -64,3 +66,18 @@ def test_a_place_first_read_short_of_sure_takes_more_looks(deck, seed, size, ind
     found, truth = recognised(deck, seed, size, index)
     placed = next(t for t in truth if str(t.card) == card)
     assert any(r.card == placed.card and _near(r, placed) for r in found), [str(r.card) for r in found]
+
+
+def test_the_places_card_in_the_other_suit_of_its_colour_is_no_card_of_its_own():
+    # The project's QD under a 7H (seed 9, 720p, scene 4): two outlines 14 px off it read a QH
+    # (one corner, 0.8), which stood beside the QD as a card of its own: a wrong card.
+    found, truth = recognised("project", 9, (1280, 720), 4)
+    queen = next(t for t in truth if str(t.card) == "QD")
+    assert any(r.card == queen.card and _near(r, queen) for r in found), [str(r.card) for r in found]
+
+
+def test_a_suit_misread_is_one_rank_in_two_suits_of_a_colour():
+    card = Card.from_str
+    assert scan._suit_misread(card("QD"), card("QH")) and scan._suit_misread(card("5S"), card("5C"))
+    assert not scan._suit_misread(card("QD"), card("QS"))  # another colour: another card
+    assert not scan._suit_misread(card("QD"), card("KD")) and not scan._suit_misread(card("QD"), card("QD"))
