@@ -637,8 +637,9 @@ class _Place:
 
     @property
     def looks(self) -> int:
-        """How many second looks the place takes: more when its first read needs one to agree."""
-        return _SECOND_LOOKS if self.first.confidence >= _SURE else _SECOND_LOOKS_UNSURE
+        """How many second looks the place takes: more while its first read needs one to agree
+        and none has (once one has, more looks only risk a dispute by a weaker read)."""
+        return _SECOND_LOOKS if self.first.confidence >= _SURE or self.confirmed else _SECOND_LOOKS_UNSURE
 
     @property
     def settled(self) -> bool:
