@@ -482,7 +482,7 @@ def _index_hypotheses(
     return out
 
 
-_INDEX_TURN = (5.0, 25.0)  # degrees: an index's axis this far off its run grows a turned card too
+_INDEX_TURN = (2.0, 25.0)  # degrees: an index's axis this far off its run grows a turned card too
 
 
 def _turned_by_index(
