@@ -486,13 +486,19 @@ _INDEX_TURN = (2.0, 25.0)  # degrees: an index's axis this far off its run grows
 
 
 def _turned_by_index(
-    rank: np.ndarray, suit: np.ndarray, rank_size: float, suit_size: float, depth: float, down: np.ndarray, size
+    rank: np.ndarray,
+    suit: np.ndarray,
+    rank_size: float,
+    suit_size: float,
+    depth: float,
+    down: np.ndarray,
+    size: tuple[float, float],
 ) -> np.ndarray | None:
     """A card hung from its index rather than from the run: a fan's middle card laid crooked
     against its neighbours shows its index near the run, but the card hung from the run is
-    turned like the run, tens of pixels off at its far end. The index's own axis (rank above
-    suit) is the card's: when it is a few degrees off the run, the card is grown along it too,
-    about the rank."""
+    turned like the run, 5-45 px off at its far end (2-15 degrees). The index's own axis (rank
+    above suit) is the card's: when it is ``_INDEX_TURN`` degrees off the run, the card is grown
+    along it too, about the rank, as deep below the run as the rank lies. None otherwise."""
     short, long_ = size
     axis = suit - rank
     length = float(np.linalg.norm(axis))

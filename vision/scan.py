@@ -64,9 +64,9 @@ _SAME_SHAPE = 0.005  # its outlines when at most this share of its card pixels c
 _GLANCE_MARGIN = 2  # 1/8-scale pixels around a blob's box that must be unchanged too
 _NEAR = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * _GLANCE_MARGIN + 1, 2 * _GLANCE_MARGIN + 1))
 _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pile
-# ... or, where its first read is short of sure (_SURE) and needs one of them to read the same
-# card, this many: a lone index read a little short of clear is often the first of several
-# candidates there, and the next two, a pixel or two off, read nothing.
+# ... or, where its first read is short of sure (_SURE) and no look has yet read the same card,
+# this many: a lone index read a little short of clear is often the first of several candidates
+# there, and the next two, a pixel or two off, read nothing (see _Place.looks).
 _SECOND_LOOKS_UNSURE = 4
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
