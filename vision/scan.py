@@ -66,8 +66,8 @@ _NEAR = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * _GLANCE_MARGIN + 1, 2 
 _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pile
 # ... or, where its first read is short of sure (_SURE) and no look has yet read the same card,
 # this many: a lone index read a little short of clear is often the first of several candidates
-# there, and the next two, a pixel or two off, read nothing (see _Place.looks).
-_SECOND_LOOKS_UNSURE = 4
+# there, and the next few, a pixel or two off, read nothing (see _Place.looks).
+_SECOND_LOOKS_UNSURE = 6
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
 # and three at 0.81 that a neighbouring candidate disputed (it read the true card).

@@ -57,6 +57,8 @@ def test_a_card_grown_from_a_corner_of_the_pile_is_a_candidate_whatever_its_rank
         ("project", 4, (1280, 720), 3, "KH"),
         ("project", 4, (1280, 720), 21, "LJ"),
         ("project", 11, (1280, 720), 19, "JS"),
+        ("project", 5, (1280, 720), 18, "4S"),  # these two agreed only at the fifth or sixth look
+        ("project", 5, (1280, 720), 26, "KS"),
     ],
 )
 def test_a_place_first_read_short_of_sure_takes_more_looks(deck, seed, size, index, card):
