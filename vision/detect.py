@@ -509,7 +509,8 @@ def _turned_by_index(
     if not _INDEX_TURN[0] <= angle <= _INDEX_TURN[1]:
         return None
     right_ = np.array([down_[1], -down_[0]])
-    left = min(-rank_size / 2, float((suit - rank) @ right_) - suit_size / 2) - _INDEX_INSET * short
+    # Rank and suit lie on the axis itself: the card's side is beside the wider of the two.
+    left = -max(rank_size, suit_size) / 2 - _INDEX_INSET * short
     corner = rank + right_ * left - down_ * depth
     return np.array([corner, corner + right_ * short, corner + right_ * short + down_ * long_, corner + down_ * long_])
 

@@ -122,6 +122,8 @@ class GenericReader:
         if len(corners) == 2:
             confidence = 1 - (1 - top.confidence) * (1 - bottom.confidence)
         elif first.score < (_LONE_SCORE_COUNTED if body_visible else _LESS_CLOSE[1]):
+            # Below the least any lone index may match (the rest is judged below, once the body
+            # and the rivals are known).
             return CardRead(None, 0.0, f"one corner only, and not a close match: {first.rank}{first.suit}")
         else:
             confidence = 0.8 * first.confidence
@@ -441,25 +443,10 @@ class GenericReader:
         corner = _corner(rank, suit, red, rank_box, suit_box)
         if not corner.rank:
             return corner
-        if self._rank_is_a_pip(dark, labels, rank_box, rank_ids, suit_box, suit_id) or _too_wide(rank_box, rank.label):
+        if _too_wide(rank_box, rank.label) or _rank_is_a_pip(dark, labels, rank_box, rank_ids, suit_box, suit_ink):
             return _NOTHING
         inset = min(rank_box[0], rank_box[1], suit_box[0]) - shift
         return replace(corner, suit_odds=odds, right=corner.right - shift, inset=inset)
-
-    def _rank_is_a_pip(
-        self, dark: np.ndarray, labels: np.ndarray, rank: Box, ids: tuple[int, ...], suit: Box, suit_id: int
-    ) -> bool:
-        """Whether the "rank" is a pip like the suit under it: two pips of a card's body one above
-        the other, cut like an index by a wrong outline (anglo's 8C, its bottom pips read as an
-        AC). A rank and its suit differ in shape, or in size (a 9 over a heart of half its
-        height can look alike)."""
-        heights = (rank[3] - rank[1]) / max(suit[3] - suit[1], 1)
-        widths = (rank[2] - rank[0]) / max(suit[2] - suit[0], 1)
-        if not (1 / _PIP_SIZE <= heights <= _PIP_SIZE and 1 / _PIP_SIZE <= widths <= _PIP_SIZE):
-            return False
-        a, _ = glyph_vector(_glyph(dark, labels, rank, ids))
-        b, _ = glyph_vector(_glyph(dark, labels, suit, (suit_id,)))
-        return float(a @ b) >= _PIP_ALIKE
 
     def _pip_odds(
         self, full: np.ndarray, body: np.ndarray, labels: np.ndarray, stats: np.ndarray, card: Card
@@ -566,6 +553,22 @@ _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, 
 # neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
 # sure, which in a pile needs another outline to read the same card (vision.scan._SURE is 0.7).
 _LONE_INSET, _AGAINST_THE_EDGE = 2, 0.65
+
+
+def _rank_is_a_pip(
+    dark: np.ndarray, labels: np.ndarray, rank: Box, ids: tuple[int, ...], suit: Box, suit_ink: np.ndarray
+) -> bool:
+    """Whether the "rank" is a pip like the suit under it (``suit_ink``, its glyph): two pips of a
+    card's body one above the other, cut like an index by a wrong outline (anglo's 8C, its bottom
+    pips read as an AC). A rank and its suit differ in shape, or in size (a 9 over a heart of half
+    its height can look alike)."""
+    heights = (rank[3] - rank[1]) / max(suit[3] - suit[1], 1)
+    widths = (rank[2] - rank[0]) / max(suit[2] - suit[0], 1)
+    if not (1 / _PIP_SIZE <= heights <= _PIP_SIZE and 1 / _PIP_SIZE <= widths <= _PIP_SIZE):
+        return False
+    a, _ = glyph_vector(_glyph(dark, labels, rank, ids))
+    b, _ = glyph_vector(suit_ink)
+    return float(a @ b) >= _PIP_ALIKE
 
 
 def _too_wide(box: Box, label: str) -> bool:
