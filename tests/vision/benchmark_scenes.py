@@ -8,7 +8,7 @@ from functools import cache, lru_cache
 import numpy as np
 import pytest
 
-from benchmarks.vision_scenes import Score, scenes
+from benchmarks.vision_scenes import Score, _near, scenes
 from simulators.camera import CardTruth
 from vision.decks import deck_available, deck_faces
 from vision.detect import CardQuad, warp_card
@@ -46,6 +46,14 @@ def recognised(deck: str, seed: int, size: tuple[int, int], index: int) -> tuple
     score.add(found, truth, label)
     assert score.wrong == [], score.wrong
     return found, truth
+
+
+def missed(found: list[Recognition], truth: list[CardTruth], cards: list[str] | None = None) -> list[str]:
+    """The face-up cards of the truth (or only those named in ``cards``, codes) that nothing in
+    ``found`` reads where they lie."""
+    wanted = [t for t in truth if t.face_up and (cards is None or str(t.card) in cards)]
+    assert cards is None or len(wanted) == len(cards), f"not face up in the scene: {cards}"
+    return [str(t.card) for t in wanted if not any(r.card == t.card and _near(r, t) for r in found)]
 
 
 def warped(deck: str, seed: int, size: tuple[int, int], index: int, card: str) -> np.ndarray:
