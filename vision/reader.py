@@ -159,7 +159,7 @@ class GenericReader:
             and not body_visible
             and not _clear_alone(first)
             and (_clear_alone(first, _NEARLY) or _less_close_court(first))
-            and _LONE_INSET <= first.inset <= _NEARLY_INSET
+            and _where_an_index_lies(first)
         )
         if len(corners) == 1 and first.score < _LONE_SCORE and not counted and not nearly:
             return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
@@ -544,9 +544,10 @@ _LONE_HIDDEN = (0.9, 0.78)
 # ... and where an index lies (not against the outline's edge, not deep inside: a neighbour's).
 _NEARLY = (0.85, 0.75)
 _NEARLY_INSET = 14
-# ... or, for a queen or a king, this sure of its rank (and no rival) but only this close: a Q in
-# a typeface unlike the models' (anglo's at 720p match 0.64-0.73). Not a J or an A: a 10 cut off
-# by a wrong outline leaves its 1 or its 0 (anglo's 10D read a J at 0.90, 0.72 close).
+# ... or, for a queen, a king or a joker's "JK", this sure of its rank (and no rival) but only this
+# close: a Q in a typeface unlike the models' (anglo's at 720p match 0.64-0.73), the project's JK
+# at 720p (0.73-0.75). Not a J or an A: a 10 cut off by a wrong outline leaves its 1 or its 0
+# (anglo's 10D read a J at 0.90, 0.72 close).
 _LESS_CLOSE = (0.9, 0.63)
 _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, by itself
 # A lone index with the body hidden that lies against the outline's edge may be a fragment of a
@@ -578,9 +579,18 @@ def _too_wide(box: Box, label: str) -> bool:
 
 
 def _less_close_court(corner: CornerRead) -> bool:
-    """A queen's or king's lone index sure of its rank but not a close match (see ``_LESS_CLOSE``)."""
+    """A queen's, king's or joker's lone index sure of its rank but not a close match (see
+    ``_LESS_CLOSE``)."""
     sure, close = _LESS_CLOSE
-    return corner.rank in ("Q", "K") and not corner.rival and corner.probability >= sure and corner.score >= close
+    return corner.rank in ("Q", "K", "JK") and not corner.rival and corner.probability >= sure and corner.score >= close
+
+
+def _where_an_index_lies(corner: CornerRead) -> bool:
+    """Whether a lone index lies where a card's index does: not deep inside the outline (a
+    neighbour's), and not against its edge (a fragment of a neighbour's pips cut off by a wrong
+    outline), unless it is a joker's "JK" over a star, which no pips make, and which is set wider
+    than a rank, out to the card's edge (the project's, at an inset of 0)."""
+    return corner.inset <= _NEARLY_INSET and (corner.inset >= _LONE_INSET or corner.rank == "JK")
 
 
 def _clear_alone(corner: CornerRead, thresholds: tuple[float, float] = _LONE_HIDDEN) -> bool:

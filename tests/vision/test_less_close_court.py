@@ -1,15 +1,16 @@
-"""A queen's or king's lone index, sure of its rank but not a close match (vision/reader.py,
-``_LESS_CLOSE``): anglo's Q at 720p is unlike the models' typefaces (a match of 0.64-0.73, below
-the 0.75 a lone index needs). With the body hidden it is read, no surer than 0.65, so that in a
-pile another outline must read the same card. A J is not: a 10 cut off by a wrong outline leaves
-a glyph read as a J."""
+"""A queen's, king's or joker's lone index, sure of its rank but not a close match
+(vision/reader.py, ``_LESS_CLOSE``): anglo's Q at 720p is unlike the models' typefaces (a match
+of 0.64-0.73, below the 0.75 a lone index needs), and so is the project's JK (0.73-0.75, set out
+to the card's edge). With the body hidden it is read, no surer than 0.65, so that in a pile
+another outline must read the same card. A J is not: a 10 cut off by a wrong outline leaves a
+glyph read as a J."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.vision.benchmark_scenes import missed, reader, recognised, warped
-from vision.reader import _AGAINST_THE_EDGE, _LESS_CLOSE, _LONE_SCORE
+from vision.reader import _AGAINST_THE_EDGE, _LESS_CLOSE, _LONE_INSET, _LONE_SCORE
 
 QUEENS = [
     ("aisleriot:anglo", 1, 6, "QD"),
@@ -31,6 +32,25 @@ def test_a_queen_under_others_reads_from_its_less_close_index(deck, seed, index,
     ("deck", "seed", "index", "card"), [("aisleriot:anglo", 1, 6, "QD"), ("aisleriot:anglo", 11, 13, "QD")]
 )
 def test_the_queen_is_read_in_its_pile(deck, seed, index, card):
+    assert missed(*recognised(deck, seed, (1280, 720), index), [card]) == []
+
+
+# The project's jokers at 720p under others: the near index "JK" over a star, the rest hidden.
+JOKERS = [("project", 3, 4, "BJ"), ("project", 3, 5, "LJ"), ("project", 3, 25, "LJ"), ("project", 11, 26, "BJ")]
+
+
+@pytest.mark.parametrize(("deck", "seed", "index", "card"), JOKERS)
+def test_a_joker_under_others_reads_from_its_less_close_index(deck, seed, index, card):
+    up = warped(deck, seed, (1280, 720), index, card)
+    corner = reader().read_corner(up)
+    # Not a close match, and set out to the card's edge, where a neighbour's pips would lie.
+    assert corner.rank == "JK" and corner.score < _LONE_SCORE and corner.inset < _LONE_INSET, corner
+    read = reader().read(up, body_visible=False)
+    assert str(read.card) == card and read.confidence <= _AGAINST_THE_EDGE, read
+
+
+@pytest.mark.parametrize(("deck", "seed", "index", "card"), JOKERS)
+def test_the_joker_is_read_in_its_pile(deck, seed, index, card):
     assert missed(*recognised(deck, seed, (1280, 720), index), [card]) == []
 
 
