@@ -206,6 +206,7 @@ class GenericReader:
             if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         lone_hidden = len(corners) == 1 and not body_visible  # a card under others read from one index
+        leaning = False  # its suit short of sure by itself, but leaning to it (see _suit_leaning)
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
             # of them firmly for the other suit of the colour vetoes.
@@ -233,11 +234,13 @@ class GenericReader:
             if min(evidence) < -SUIT_VETO:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (needed[0] if first.red else needed[1]):
-                return CardRead(None, 0.0, f"unsure of the suit: {identity}")
-        # A lone index against the outline's edge, a little short of clear, or outvoting the other
-        # corner, and a read borne out only by a column of pips, stand no surer than this: in a
-        # pile, another outline must read the same card.
-        if column_needed or (lone_hidden and (first.inset < _LONE_INSET or nearly or outvoted)):
+                if not (lone_hidden and _suit_leaning(first, sum(evidence))):
+                    return CardRead(None, 0.0, f"unsure of the suit: {identity}")
+                leaning = True
+        # A lone index against the outline's edge, a little short of clear, only leaning to its
+        # suit, or outvoting the other corner, and a read borne out only by a column of pips, stand
+        # no surer than this: in a pile, another outline must read the same card.
+        if column_needed or (lone_hidden and (first.inset < _LONE_INSET or nearly or leaning or outvoted)):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
@@ -550,6 +553,13 @@ _NEARLY_INSET = 14
 # (anglo's 10D read a J at 0.90, 0.72 close).
 _LESS_CLOSE = (0.9, 0.63)
 _LONE_ODDS = (3.0, 4.0)  # and its suit's log-odds (red, black) at least these, by itself
+# ... or, for an index this close a match, its suit's log-odds at least these (red, black), when
+# another outline reads the same card: the project's club or spade at 720p is 6-7 camera pixels
+# tall, a cross or a drop, and one in three of them leans to its suit at under 4. Not for a less
+# close index: an outline across anglo's AC read its A and the card's edge as a K (0.76 close),
+# its club as a spade at 2.1-2.3, from two outlines.
+_LEANING = 0.85
+_LEANING_ODDS = (1.5, 2.0)
 # A lone index with the body hidden that lies against the outline's edge may be a fragment of a
 # neighbour's pips cut off by a wrong outline (read 9S, 5H for a 3H): its read is kept only this
 # sure, which in a pile needs another outline to read the same card (vision.scan._SURE is 0.7).
@@ -591,6 +601,13 @@ def _where_an_index_lies(corner: CornerRead) -> bool:
     outline), unless it is a joker's "JK" over a star, which no pips make, and which is set wider
     than a rank, out to the card's edge (the project's, at an inset of 0)."""
     return corner.inset <= _NEARLY_INSET and (corner.inset >= _LONE_INSET or corner.rank == "JK")
+
+
+def _suit_leaning(corner: CornerRead, odds: float) -> bool:
+    """Whether a lone index with its body hidden, short of sure of its suit by itself, leans to
+    it enough to stand when another outline reads the same card (see ``_LEANING``): ``odds``,
+    the suit's evidence added up."""
+    return corner.score >= _LEANING and odds >= _LEANING_ODDS[0 if corner.red else 1]
 
 
 def _clear_alone(corner: CornerRead, thresholds: tuple[float, float] = _LONE_HIDDEN) -> bool:
