@@ -240,7 +240,12 @@ class GenericReader:
         # A lone index against the outline's edge, a little short of clear, only leaning to its
         # suit, or outvoting the other corner, and a read borne out only by a column of pips, stand
         # no surer than this: in a pile, another outline must read the same card.
-        if column_needed or (lone_hidden and (first.inset < _LONE_INSET or nearly or leaning or outvoted)):
+        if nearly:
+            # A little short of clear stands exactly this sure, however close: a less close
+            # queen's read (0.8 of 0.6) would fall short of ACCEPT, and another outline must
+            # read the same card anyway.
+            confidence = _AGAINST_THE_EDGE
+        elif column_needed or (lone_hidden and (first.inset < _LONE_INSET or leaning or outvoted)):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}")
