@@ -1,7 +1,8 @@
 """A lone index under others whose suit leans to it, short of sure by itself (vision/reader.py,
 ``_LEANING``): the project's club or spade at 720p is a cross or a drop 6-7 camera pixels tall.
 Read from a very close index it stands no surer than 0.65, so that in a pile another outline
-must read the same card; from a less close one it does not stand at all."""
+must read the same card; from a less close one it does not stand at all. Both indices of a card
+in a pile, very close, stand on the same terms with what one index needs by itself."""
 
 from __future__ import annotations
 
@@ -24,7 +25,11 @@ LEANING = [
 ]
 
 
-@pytest.mark.parametrize(("seed", "index", "card"), LEANING)
+# Atop a fan, read through both indices with the body hidden, as every pile's candidate is.
+BOTH_LEANING = [(3, 3, "QS"), (4, 14, "5C")]
+
+
+@pytest.mark.parametrize(("seed", "index", "card"), LEANING + BOTH_LEANING)
 def test_a_card_whose_suit_only_leans_is_read_in_its_pile(seed, index, card):
     assert missed(*recognised("project", seed, (1280, 720), index), [card]) == []
 
