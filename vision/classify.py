@@ -52,6 +52,10 @@ class CardRead:
     card: Card | None
     confidence: float
     detail: str = ""
+    # When no card was read (``card`` None), the one the read leaned to, if it fell short only of
+    # telling its rank from one other, of its suit, or of the confidence a card needs: a weak
+    # witness, which in a pile confirms another outline's read of that card (vision.scan).
+    leaning: Card | None = None
 
 
 class CardReader(Protocol):

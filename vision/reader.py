@@ -187,7 +187,7 @@ class GenericReader:
             # it from its rival.
             if (len(corners) < 2 and not counted) or not body_visible:
                 if not by_column():
-                    return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}")
+                    return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}", leaning=identity)
                 column_needed = True
             if body_visible and (not _body_fits(identity, seen) or any(seen == _body_of_rank(r) for r in rivals)):
                 return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
@@ -235,7 +235,7 @@ class GenericReader:
                 return CardRead(None, 0.0, f"the suit of {identity} is contradicted")
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 if body_visible or not _suit_leaning(corners, sum(evidence)):
-                    return CardRead(None, 0.0, f"unsure of the suit: {identity}")
+                    return CardRead(None, 0.0, f"unsure of the suit: {identity}", leaning=identity)
                 leaning = True
         # A lone index against the outline's edge, a little short of clear, only leaning to its
         # suit, or outvoting the other corner, and a read borne out only by a column of pips, stand
@@ -248,7 +248,7 @@ class GenericReader:
         elif column_needed or leaning or (lone_hidden and (first.inset < _LONE_INSET or outvoted)):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
-            return CardRead(None, confidence, f"unsure: {identity}")
+            return CardRead(None, confidence, f"unsure: {identity}", leaning=identity)
         return CardRead(identity, float(confidence), "")
 
     def _column_bears_out(

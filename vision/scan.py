@@ -42,6 +42,7 @@ class Recognition:
     confidence: float
     corners: np.ndarray  # 4 x 2, image pixels, clockwise
     center: tuple[float, float]
+    leaning: Card | None = None  # unknown, but the card its read leaned to (vision.classify.CardRead)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -619,7 +620,7 @@ def _read(
     read = memo.read(frame, quad, reader, body_visible, work, done)
     if read.card is None:
         log.debug("card at %s not read: %s", quad.centre, read.detail)
-    return Recognition(read.card, read.confidence, quad.corners, quad.centre)
+    return Recognition(read.card, read.confidence, quad.corners, quad.centre, read.leaning)
 
 
 @dataclass
@@ -661,7 +662,9 @@ def _read_pile(
     them). The body check is skipped, since a pile's neighbours lie across each card's body, so
     the next candidates at the same place, a few pixels apart, are read too: the card counts if
     none of them reads another card, and, unless its own read is sure, one reads the same card
-    (a club taken for a spade from one outline is seldom taken for it from the next). A candidate
+    (a club taken for a spade from one outline is seldom taken for it from the next) or leans to
+    it (``Recognition.leaning``: unsure only between its rank and one other, or of its suit; a
+    read not a close match is no witness: it confirmed anglo's 3S read as a 5S). A candidate
     overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
     two fanned cards reads either) is no second look there: read, it confirms that place or
     begins one of its own, which needs a second candidate reading its card (but not when it reads
@@ -692,7 +695,7 @@ def _read_pile(
                 places.append(_Place(rec))
             continue
         place.second_looks += 1
-        place.confirmed |= rec.card == place.first.card
+        place.confirmed |= (rec.card or rec.leaning) == place.first.card
         place.disputed |= rec.card is not None and rec.card != place.first.card
     return [p.first for p in places if not p.disputed and (p.confirmed or (p.first.confidence >= _SURE and not p.off))]
 

@@ -1,0 +1,43 @@
+"""A weak witness in a pile (vision/scan.py, ``_read_pile``; vision/classify.py,
+``CardRead.leaning``): a card read from one outline short of sure (0.65: another outline must
+agree) is confirmed by a second outline at its place whose read leans to the same card, unsure
+only of its rank between two, of its suit, or short of the confidence a card needs. A read that
+is not a close match, or a lone index with the body hidden short of clear, is no witness: such
+reads confirmed two cards that were not there."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.vision.benchmark_scenes import missed, recognised
+
+CONFIRMED = [
+    ("aisleriot:anglo", 3, (1280, 720), 15, "6H"),
+    ("aisleriot:anglo", 11, (1280, 720), 16, "7C"),
+    ("aisleriot:anglo", 6, (1280, 720), 7, "6C"),
+    ("aisleriot:anglo", 11, (1920, 1080), 2, "3C"),
+    ("kde:standard", 1, (1280, 720), 25, "KC"),
+    ("kde:standard", 5, (1920, 1080), 8, "AC"),
+    ("kde:standard", 6, (1920, 1080), 4, "KC"),
+]
+
+
+@pytest.mark.parametrize(("deck", "seed", "size", "index", "card"), CONFIRMED)
+def test_a_leaning_read_confirms_the_card_at_its_place(deck, seed, size, index, card):
+    assert missed(*recognised(deck, seed, size, index), [card]) == []
+
+
+@pytest.mark.parametrize(
+    ("deck", "seed", "size", "index"),
+    [
+        # An outline 30 px off anglo's AS read its A and the card's dashed edge as a K (a KS at
+        # 0.65); another, 17 px off, leaned to a KS with the body hidden, short of clear.
+        ("aisleriot:anglo", 11, (1280, 720), 27),
+        # An outline 39 px off anglo's 3S read a 5S (its flat-topped 3); another, 26 px off,
+        # leaned to a 5S, not a close match.
+        ("aisleriot:anglo", 10, (1920, 1080), 18),
+    ],
+)
+def test_reads_that_are_no_witness_confirm_no_card(deck, seed, size, index):
+    found, truth = recognised(deck, seed, size, index)  # fails on a wrong card
+    assert missed(found, truth) == []
