@@ -300,9 +300,12 @@ class GenericReader:
         the body hidden (a joker under others in a fan shows one corner), one corner is read no
         surer than an index against the outline's edge: in a pile, another outline must read it
         too (a word seen through a wrong outline is seldom seen through the next as well)."""
-        first = _word_column(_corner_patch(card, False))
-        if first is None and not body_visible:
-            return CardRead(None, 0.0, "no readable index")  # a joker under others: its near corner must show it
+        near = _corner_patch(card, False)
+        first = _word_column(near)
+        if not body_visible and (first is None or _in_colour(near) > _PICTURE_COLOUR):
+            # A joker under others: its near corner must show the word, on paper (a court
+            # picture's column of beads is no word: kde's JS, read as a big joker).
+            return CardRead(None, 0.0, "no readable index")
         columns = [first, _word_column(_corner_patch(card, True))]
         seen = [red for red in columns if red is not None]
         if not seen or len(set(seen)) > 1:
@@ -873,6 +876,11 @@ def _long_lines(ink: np.ndarray, blobs: _Blobs) -> np.ndarray | None:
     return lines
 
 
+# A corner with more than this share of its pixels in strong colour (saturation above this) shows
+# a court picture: jokers' corners under others show 1-16 %, kde's JS's beads 40-48 %.
+_PICTURE_COLOUR, _SATURATED = 0.3, 80
+
+
 def _word_column(patch: np.ndarray) -> bool | None:
     """Whether a corner shows a word set down its edge (JOKER): four or more letter-sized blobs
     one under the other, of like size, close together, in one colour. Red (True), black (False),
@@ -911,6 +919,11 @@ def _word_column(patch: np.ndarray) -> bool | None:
     ids = tuple(b[0] for b in best)
     x0, x1 = round(min(b[1] - b[3] / 2 for b in best)), round(max(b[1] + b[3] / 2 for b in best))
     return _colour(patch, labels, ids, paper, (x0, best[0][2], x1, best[-1][2] + best[-1][4]))
+
+
+def _in_colour(patch: np.ndarray) -> float:
+    """The share of a patch's pixels in strong colour (a court picture's, not an index's ink)."""
+    return float(np.count_nonzero(cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)[..., 1] > _SATURATED)) / (patch.size // 3)
 
 
 def _written(labels: np.ndarray, i: int, stat: np.ndarray) -> bool:
