@@ -6,6 +6,9 @@ of sure takes more second looks than one whose read is sure. Scenes of the bench
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
 from engine.cards import Card
@@ -69,3 +72,21 @@ def test_a_place_once_confirmed_takes_no_more_looks_than_a_sure_one():
     # Anglo's 5S (seed 1, 720p, scene 15): first read at 0.65, confirmed at 0.78 by the next
     # candidate; a fourth look read a JS at 0.65, which disputed the place and dropped the 5S.
     assert missed(*recognised("aisleriot:anglo", 1, (1280, 720), 15), ["5S"]) == []
+
+
+def test_a_weak_suit_misread_does_not_dispute_a_confirmed_place():
+    # The project's 3C (seed 1, 1080p, scene 18): read at 0.8 by two outlines, then as a 3S at
+    # 0.65 by a third, 19 px off, which disputed the place and dropped the 3C.
+    assert missed(*recognised("project", 1, (1920, 1080), 18), ["3C"]) == []
+
+
+def test_only_a_weak_suit_misread_of_a_confirmed_place_is_outweighed():
+    card = Card.from_str
+    corners = np.zeros((4, 2))
+    place = scan._Place(scan.Recognition(card("3C"), 0.8, corners, (0.0, 0.0)), confirmed=True)
+    weak = scan.Recognition(card("3S"), 0.65, corners, (0.0, 0.0))
+    assert scan._outweighed(weak, place)
+    assert not scan._outweighed(replace(weak, confidence=scan._SURE), place)  # sure: it disputes
+    assert not scan._outweighed(replace(weak, card=card("4C")), place)  # another rank
+    assert not scan._outweighed(replace(weak, card=card("3D")), place)  # another colour
+    assert not scan._outweighed(weak, replace(place, confirmed=False))  # nothing to outweigh it
