@@ -664,12 +664,14 @@ def _read_pile(
     none of them reads another card, and, unless its own read is sure, one reads the same card
     (a club taken for a spade from one outline is seldom taken for it from the next) or leans to
     it (``Recognition.leaning``: unsure only between its rank and one other, or of its suit; a
-    read not a close match is no witness: it confirmed anglo's 3S read as a 5S). A candidate
+    read not a close match is no witness: it confirmed anglo's 3S read as a 5S), even one read
+    before the place began (:func:`_leans_here`). A candidate
     overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
     two fanned cards reads either) is no second look there: read, it confirms that place or
     begins one of its own, which needs a second candidate reading its card (but not when it reads
     the place's rank in the other suit of its colour: that is the place's card misread)."""
     places: list[_Place] = []
+    leaning: list[Recognition] = []  # reads of no card that leaned to one, before any place there
     for quad in candidates:
         here = [(_apart(quad.corners, p.first.corners), p) for p in places if _covered(quad.corners, p.first.corners)]
         apart, place = min(here, key=lambda h: h[0], default=(0.0, None))
@@ -692,12 +694,22 @@ def _read_pile(
         rec = _read(frame, quad, reader, False, memo, work, done)
         if place is None:
             if rec.card is not None:
-                places.append(_Place(rec))
+                places.append(_Place(rec, confirmed=any(_leans_here(r, rec) for r in leaning)))
+            elif rec.leaning is not None:
+                leaning.append(rec)
             continue
         place.second_looks += 1
         place.confirmed |= (rec.card or rec.leaning) == place.first.card
         place.disputed |= rec.card is not None and rec.card != place.first.card and not _outweighed(rec, place)
     return [p.first for p in places if not p.disputed and (p.confirmed or (p.first.confidence >= _SURE and not p.off))]
+
+
+def _leans_here(weak: Recognition, rec: Recognition) -> bool:
+    """Whether an earlier read of no card, leaning to one, is a second look at the place a
+    read begins: it leaned to the same card, from an outline that would have been a second
+    look there (covered by the place's, not well off it)."""
+    near = _apart(weak.corners, rec.corners) <= _OWN_PLACE[0] * CardQuad(weak.corners, False).size[0]
+    return weak.leaning == rec.card and near and _covered(weak.corners, rec.corners)
 
 
 def _outweighed(rec: Recognition, place: _Place) -> bool:

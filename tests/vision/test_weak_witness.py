@@ -1,9 +1,9 @@
 """A weak witness in a pile (vision/scan.py, ``_read_pile``; vision/classify.py,
 ``CardRead.leaning``): a card read from one outline short of sure (0.65: another outline must
-agree) is confirmed by a second outline at its place whose read leans to the same card, unsure
-only of its rank between two, of its suit, or short of the confidence a card needs. A read that
-is not a close match, or a lone index with the body hidden short of clear, is no witness: such
-reads confirmed two cards that were not there."""
+agree) is confirmed by a second outline at its place, read before or after it, that leans to the
+same card, unsure only of its rank between two, of its suit, or short of the confidence a card
+needs. A read that is not a close match, or a lone index with the body hidden short of clear, is
+no witness: such reads confirmed two cards that were not there."""
 
 from __future__ import annotations
 
@@ -24,6 +24,19 @@ CONFIRMED = [
 
 @pytest.mark.parametrize(("deck", "seed", "size", "index", "card"), CONFIRMED)
 def test_a_leaning_read_confirms_the_card_at_its_place(deck, seed, size, index, card):
+    assert missed(*recognised(deck, seed, size, index), [card]) == []
+
+
+# The leaning read came first, from an outline at the place a later read began.
+CONFIRMED_BEFORE = [
+    ("aisleriot:anglo", 3, (1280, 720), 10, "5S"),
+    ("project", 2, (1280, 720), 12, "AC"),
+    ("project", 2, (1920, 1080), 17, "7C"),
+]
+
+
+@pytest.mark.parametrize(("deck", "seed", "size", "index", "card"), CONFIRMED_BEFORE)
+def test_a_leaning_read_before_the_place_began_confirms_it(deck, seed, size, index, card):
     assert missed(*recognised(deck, seed, size, index), [card]) == []
 
 
