@@ -206,7 +206,7 @@ class GenericReader:
             if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         lone_hidden = len(corners) == 1 and not body_visible  # a card under others read from one index
-        leaning = False  # its suit short of sure by itself, but leaning to it (see _suit_leaning)
+        suit_leans = False  # the suit short of sure, but leaning to it (see _suit_leaning)
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
             # of them firmly for the other suit of the colour vetoes.
@@ -236,7 +236,7 @@ class GenericReader:
             if sum(evidence) < (needed[0] if first.red else needed[1]):
                 if body_visible or not _suit_leaning(corners, sum(evidence)):
                     return CardRead(None, 0.0, f"unsure of the suit: {identity}", leaning=identity)
-                leaning = True
+                suit_leans = True
         # A lone index against the outline's edge, a little short of clear, only leaning to its
         # suit, or outvoting the other corner, and a read borne out only by a column of pips, stand
         # no surer than this: in a pile, another outline must read the same card.
@@ -245,7 +245,7 @@ class GenericReader:
             # queen's read (0.8 of 0.6) would fall short of ACCEPT, and another outline must
             # read the same card anyway.
             confidence = _AGAINST_THE_EDGE
-        elif column_needed or leaning or (lone_hidden and (first.inset < _LONE_INSET or outvoted)):
+        elif column_needed or suit_leans or (lone_hidden and (first.inset < _LONE_INSET or outvoted)):
             confidence = min(confidence, _AGAINST_THE_EDGE)
         if confidence < ACCEPT:
             return CardRead(None, confidence, f"unsure: {identity}", leaning=identity)

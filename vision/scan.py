@@ -699,7 +699,8 @@ def _read_pile(
                 leaning.append(rec)
             continue
         place.second_looks += 1
-        place.confirmed |= (rec.card or rec.leaning) == place.first.card
+        witness = rec.card if rec.card is not None else rec.leaning  # a read leaning to a card is a weak one
+        place.confirmed |= witness == place.first.card
         place.disputed |= rec.card is not None and rec.card != place.first.card and not _outweighed(rec, place)
     return [p.first for p in places if not p.disputed and (p.confirmed or (p.first.confidence >= _SURE and not p.off))]
 
