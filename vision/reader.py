@@ -432,6 +432,8 @@ class GenericReader:
         if red is None:
             return _NOTHING
         rank = self._rank(dark, labels, rank_box, rank_ids)
+        if len(rank_ids) == 1:
+            rank = _no_ten_in_one_blob(rank)
         suit = self.models["suit"].match(suit_ink, frozenset({"H", "D", STAR} if red else {"S", "C", STAR}))
         if rank.label in ("J", "JK"):
             # A joker's index: "JK" over a star, or "JOKER" set downwards (J over O).
@@ -516,6 +518,19 @@ class GenericReader:
         if thin and zero.score >= _RANK_SCORE:
             return GlyphMatch("10", max(zero.score, whole.score if whole.label == "10" else 0.0), 1.0)
         return whole
+
+
+def _no_ten_in_one_blob(rank: GlyphMatch) -> GlyphMatch:
+    """A rank glyph of one blob, read as something else than a 10 first, with the 10 taken out
+    of its likely labels: a 10 is two characters, and as the runner-up it left a K tentative
+    (kde's serif K at 720p, whose stem and arms blur apart: 10 at 5-25 %), which under others
+    is no read at all."""
+    if rank.label == "10" or "10" not in rank.distribution:
+        return rank
+    rest = {label: p for label, p in rank.distribution.items() if label != "10"}
+    total = max(sum(rest.values()), 1e-9)
+    rest = {label: p / total for label, p in rest.items()}
+    return replace(rank, probability=rest[rank.label], distribution=rest)
 
 
 def _corner(rank: GlyphMatch, suit: GlyphMatch, red: bool, a: Box, b: Box) -> CornerRead:
