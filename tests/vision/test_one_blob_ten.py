@@ -1,6 +1,6 @@
 """A rank glyph of one blob is no 10 unless read as one first (vision/reader.py,
 ``_no_ten_in_one_blob``): a 10 is two characters. As the runner-up, the 10 left kde's serif K at
-720p (its stem and arms blurred apart) tentative, which under others is no read at all."""
+720p (its stem joined to its arms only thinly) tentative, which under others is no read at all."""
 
 from __future__ import annotations
 
