@@ -523,8 +523,8 @@ class GenericReader:
 def _no_ten_in_one_blob(rank: GlyphMatch) -> GlyphMatch:
     """A rank glyph of one blob, read as something else than a 10 first, with the 10 taken out
     of its likely labels: a 10 is two characters, and as the runner-up it left a K tentative
-    (kde's serif K at 720p, its stem joined to its arms only thinly: 10 at 5-25 %), which under others
-    is no read at all."""
+    (kde's serif K at 720p, its stem joined to its arms only thinly: 10 at 5-25 %), which under
+    others is no read at all."""
     if rank.label == "10" or "10" not in rank.distribution:
         return rank
     rest = {label: p for label, p in rank.distribution.items() if label != "10"}

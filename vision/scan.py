@@ -671,7 +671,7 @@ def _read_pile(
     begins one of its own, which needs a second candidate reading its card (but not when it reads
     the place's rank in the other suit of its colour: that is the place's card misread)."""
     places: list[_Place] = []
-    leaning: list[Recognition] = []  # reads of no card that leaned to one, before any place there
+    early_witnesses: list[Recognition] = []  # reads of no card that leaned to one, before any place there
     for quad in candidates:
         here = [(_apart(quad.corners, p.first.corners), p) for p in places if _covered(quad.corners, p.first.corners)]
         apart, place = min(here, key=lambda h: h[0], default=(0.0, None))
@@ -694,9 +694,9 @@ def _read_pile(
         rec = _read(frame, quad, reader, False, memo, work, done)
         if place is None:
             if rec.card is not None:
-                places.append(_Place(rec, confirmed=any(_leans_here(r, rec) for r in leaning)))
+                places.append(_Place(rec, confirmed=any(_leans_here(r, rec) for r in early_witnesses)))
             elif rec.leaning is not None:
-                leaning.append(rec)
+                early_witnesses.append(rec)
             continue
         place.second_looks += 1
         witness = rec.card if rec.card is not None else rec.leaning  # a read leaning to a card is a weak one
