@@ -29,10 +29,20 @@ def test_a_place_no_other_candidate_confirmed_is_confirmed_through_its_outline_g
     assert missed(*recognised(deck, seed, size, index), [card]) == []
 
 
-def test_a_place_read_off_another_gets_no_grown_look():
-    # Anglo's scene (seed 1, 1080p, scene 15): an outline well off a place read a JS, and so did
-    # the same outline grown: a wrong card (``recognised`` fails on a wrong read).
+def test_a_place_read_off_another_short_of_sure_gets_no_grown_look():
+    # Anglo's scene (seed 1, 1080p, scene 15): an outline well off a place read a JS at 0.65, and
+    # so did the same outline grown: a wrong card (``recognised`` fails on a wrong read).
     recognised("aisleriot:anglo", 1, (1920, 1080), 15)
+
+
+@pytest.mark.parametrize(
+    ("deck", "seed", "size", "index", "card"),
+    [("project", 11, (1920, 1080), 2, "KH"), ("kde:standard", 6, (1280, 720), 2, "QS")],
+)
+def test_a_place_read_surely_off_another_gets_a_grown_look(deck, seed, size, index, card):
+    # The project's KH, read at 0.8 through an outline 2.8 px off it, lay off the place of a 3C
+    # first read through an outline 29 px off its own, and no other candidate read the KH.
+    assert missed(*recognised(deck, seed, size, index), [card]) == []
 
 
 def test_an_outline_grown_keeps_its_centre_and_shape():
