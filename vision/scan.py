@@ -691,7 +691,10 @@ def _read_pile(
     overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
     two fanned cards reads either) is no second look there: read, it confirms that place or
     begins one of its own, which needs a second candidate reading its card (but not when it reads
-    the place's rank in the other suit of its colour: that is the place's card misread)."""
+    the place's rank in the other suit of its colour: that is the place's card misread). One
+    further off still, turned across the place, is a second look there, but what it reads, if
+    another card, also begins a place of its own that needs confirming. A place no other candidate
+    confirmed is looked at once more through its own outline grown (``_GROWN_LOOK``)."""
     places: list[_Place] = []
     early_witnesses: list[Recognition] = []  # reads of no card that leaned to one, before any place there
     for quad in candidates:
@@ -721,6 +724,13 @@ def _read_pile(
                 early_witnesses.append(rec)
             continue
         place.second_look(rec)
+        if rec.card is not None and rec.card != place.first.card and apart / quad.size[0] > _OWN_PLACE[1]:
+            # An outline turned across the place read another card: one of the two outlines is
+            # turned across the other's card (the project's 4D under an LJ: the place began with
+            # an LJ read through an outline 83 px off it), and either may be the true one. Both
+            # stand only when confirmed: a sure read is marked ``off`` (another candidate or its
+            # grown outline must read it too), one short of sure needs that anyway.
+            places.append(_Place(rec, off=rec.confidence >= _SURE))
     for place in places:
         if not place.counts and not place.disputed and (not place.off or place.first.confidence >= _SURE):
             # No other candidate here read its card: one more look, through its own outline grown
