@@ -638,7 +638,8 @@ class _Place:
 
     first: Recognition
     second_looks: int = 0
-    confirmed: bool = False  # another candidate here read the same card
+    confirmed: bool = False  # another candidate here read the same card (or leaned to it)
+    seconded: bool = False  # ... read it, as a card (not only leaning to it)
     disputed: bool = False  # another candidate here read another card
     # First read from an outline well off another place it overlaps (a fan's neighbour, or an
     # outline between two cards seeing one's index turned: a 9 read as a 6): it needs a second
@@ -667,6 +668,7 @@ class _Place:
         self.second_looks += 1
         witness = rec.card if rec.card is not None else rec.leaning  # a read leaning to a card is a weak one
         self.confirmed |= witness == self.first.card
+        self.seconded |= rec.card == self.first.card
         self.disputed |= rec.card is not None and rec.card != self.first.card and not _outweighed(rec, self)
 
 
@@ -707,7 +709,7 @@ def _read_pile(
             # way from a corner): that is no card of a fan (813 of 814 such read nothing).
             rec = _read(frame, quad, reader, False, memo, work, done)
             if rec.card == place.first.card:
-                place.confirmed = True
+                place.confirmed = place.seconded = True
             elif rec.card is not None and not _suit_misread(rec.card, place.first.card):
                 # (The place's rank in the other suit of its colour is its card misread, a
                 # diamond taken for a heart: no card of its own. Two outlines 14 px off the
@@ -756,12 +758,14 @@ def _leans_here(weak: Recognition, rec: Recognition) -> bool:
 
 
 def _outweighed(rec: Recognition, place: _Place) -> bool:
-    """Whether a second look's read of another card is the place's card misread, too weakly to
-    dispute it: the same rank in the other suit of its colour, read short of sure, at a place
-    another look has confirmed (two outlines read the project's 3C at 0.8, a third, 19 px off,
-    a 3S at 0.65)."""
+    """Whether a second look's read of another card, short of sure, is too weak to dispute the
+    place: two outlines there read its card (one weak read does not outvote two: anglo's 3H read
+    at 0.79 and 0.76, then as a 5H at 0.65 by an outline 12 px off; the project's 2D read twice
+    at 0.8, then as the LJ beside it at 0.65), or one read it and another leaned to it, and the
+    weak read is its card misread, the same rank in the other suit of its colour (two outlines
+    read the project's 3C at 0.8, a third, 19 px off, a 3S at 0.65)."""
     weak = rec.card is not None and rec.confidence < _SURE
-    return place.confirmed and weak and _suit_misread(rec.card, place.first.card)
+    return weak and (place.seconded or (place.confirmed and _suit_misread(rec.card, place.first.card)))
 
 
 def _suit_misread(a: Card, b: Card) -> bool:

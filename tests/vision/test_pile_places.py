@@ -80,7 +80,7 @@ def test_a_weak_suit_misread_does_not_dispute_a_confirmed_place():
     assert missed(*recognised("project", 1, (1920, 1080), 18), ["3C"]) == []
 
 
-def test_only_a_weak_suit_misread_of_a_confirmed_place_is_outweighed():
+def test_only_a_weak_suit_misread_of_a_place_confirmed_by_a_lean_is_outweighed():
     card = Card.from_str
     corners = np.zeros((4, 2))
     place = scan._Place(scan.Recognition(card("3C"), 0.8, corners, (0.0, 0.0)), confirmed=True)
@@ -90,3 +90,29 @@ def test_only_a_weak_suit_misread_of_a_confirmed_place_is_outweighed():
     assert not scan._outweighed(replace(weak, card=card("4C")), place)  # another rank
     assert not scan._outweighed(replace(weak, card=card("3D")), place)  # another colour
     assert not scan._outweighed(weak, replace(place, confirmed=False))  # nothing to outweigh it
+
+
+def test_any_weak_read_of_another_card_is_outweighed_where_two_outlines_read_the_place():
+    card = Card.from_str
+    corners = np.zeros((4, 2))
+    place = scan._Place(scan.Recognition(card("3H"), 0.79, corners, (0.0, 0.0)))
+    place.second_look(scan.Recognition(card("3H"), 0.76, corners, (0.0, 0.0)))
+    assert place.seconded and place.confirmed
+    weak = scan.Recognition(card("5H"), 0.65, corners, (0.0, 0.0))
+    assert scan._outweighed(weak, place)
+    assert not scan._outweighed(replace(weak, confidence=scan._SURE), place)  # sure: it disputes
+    leaned = scan._Place(place.first)
+    leaned.second_look(replace(weak, card=None, leaning=card("3H")))  # a lean confirms, no more
+    assert leaned.confirmed and not leaned.seconded and not scan._outweighed(weak, leaned)
+
+
+@pytest.mark.parametrize(
+    ("deck", "seed", "size", "index", "card"),
+    [
+        ("aisleriot:anglo", 10, (1280, 720), 12, "8H"),  # read 0.65 and 0.79, then an LJ at 0.65
+        ("aisleriot:anglo", 13, (1280, 720), 1, "3H"),  # read 0.79 and 0.76, then a 5H at 0.65
+        ("project", 13, (1280, 720), 7, "2D"),  # read twice at 0.8, then the LJ beside it at 0.65
+    ],
+)
+def test_a_place_two_outlines_read_is_not_disputed_by_one_weak_read(deck, seed, size, index, card):
+    assert missed(*recognised(deck, seed, size, index), [card]) == []
