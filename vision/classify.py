@@ -53,8 +53,9 @@ class CardRead:
     confidence: float
     detail: str = ""
     # When no card was read (``card`` None), the one the read leaned to, if it fell short only of
-    # telling its rank from one other, of its suit, or of the confidence a card needs: a weak
-    # witness, which in a pile confirms another outline's read of that card (vision.scan).
+    # telling its rank from one other, of its suit, of the confidence a card needs, or (a lone
+    # index with the body hidden) a little of a close match: a weak witness, which in a pile
+    # confirms another outline's read of that card (vision.scan).
     leaning: Card | None = None
 
 

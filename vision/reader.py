@@ -162,7 +162,8 @@ class GenericReader:
             and _where_an_index_lies(first)
         )
         if len(corners) == 1 and first.score < _LONE_SCORE and not counted and not nearly:
-            return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}")
+            lean = identity if not body_visible and _nearly_close(first) else None
+            return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}", leaning=lean)
 
         # With the body hidden (a card under others in a fan), the column of pips beside an index
         # is in view, and its count tells a 5 from a 6, or a 7 from a 3 or a joker. Looked at only
@@ -570,6 +571,11 @@ _LONE_HIDDEN = (0.9, 0.78)
 # ... and where an index lies (not against the outline's edge, not deep inside: a neighbour's).
 _NEARLY = (0.85, 0.75)
 _NEARLY_INSET = 14
+# ... and one only this close, as sure and where an index lies, leans to its card (a weak witness,
+# ``CardRead.leaning``): anglo's and kde:standard's 2s at 1080p match 0.72-0.75 at a rank
+# probability of 0.91-0.98 through outlines a few pixels apart, and only one in four or five
+# reached 0.75. Reads further from a close match are no witness (anglo's AS seen as a KS).
+_NEARLY_LEANING = 0.72
 # ... or, for a queen, a king or a joker's "JK", this sure of its rank (and no rival) but only this
 # close: a Q in a typeface unlike the models' (anglo's at 720p match 0.64-0.73), the project's JK
 # at 720p (0.73-0.75). Not a J or an A: a 10 cut off by a wrong outline leaves its 1 or its 0
@@ -618,6 +624,12 @@ def _less_close_court(corner: CornerRead) -> bool:
     ``_LESS_CLOSE``)."""
     sure, close = _LESS_CLOSE
     return corner.rank in ("Q", "K", "JK") and not corner.rival and corner.probability >= sure and corner.score >= close
+
+
+def _nearly_close(corner: CornerRead) -> bool:
+    """Whether a lone index with its body hidden, not close enough a match to stand, leans to its
+    card (``_NEARLY_LEANING``)."""
+    return _clear_alone(corner, (_NEARLY[0], _NEARLY_LEANING)) and _where_an_index_lies(corner)
 
 
 def _where_an_index_lies(corner: CornerRead) -> bool:

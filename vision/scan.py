@@ -687,8 +687,9 @@ def _read_pile(
     the next candidates at the same place, a few pixels apart, are read too: the card counts if
     none of them reads another card, and, unless its own read is sure, one reads the same card
     (a club taken for a spade from one outline is seldom taken for it from the next) or leans to
-    it (``Recognition.leaning``: unsure only between its rank and one other, or of its suit; a
-    read not a close match is no witness: it confirmed anglo's 3S read as a 5S), even one read
+    it (``Recognition.leaning``: unsure only between its rank and one other, or of its suit, or a
+    little short of a close match; a read further from one is no witness: it confirmed anglo's 3S
+    read as a 5S), even one read
     before the place began (:func:`_leans_here`). A candidate
     overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
     two fanned cards reads either) is no second look there: read, it confirms that place or
