@@ -689,8 +689,7 @@ def _read_pile(
     (a club taken for a spade from one outline is seldom taken for it from the next) or leans to
     it (``Recognition.leaning``: unsure only between its rank and one other, or of its suit, or a
     little short of a close match; a read further from one is no witness: it confirmed anglo's 3S
-    read as a 5S), even one read
-    before the place began (:func:`_leans_here`). A candidate
+    read as a 5S), even one read before the place began (:func:`_leans_here`). A candidate
     overlapping a place but well off its outline (``_OWN_PLACE``: an outline grown halfway between
     two fanned cards reads either) is no second look there: read, it confirms that place or
     begins one of its own, which needs a second candidate reading its card (but not when it reads
