@@ -70,8 +70,8 @@ _SECOND_LOOKS = 2  # further candidates read at the place of a card read in a pi
 # there, and the next few, a pixel or two off, read nothing (see _Place.looks).
 _SECOND_LOOKS_UNSURE = 6
 # ... and, where none of those read its card, one look through its own outline grown by this
-# share (tried: eight moves of the outline, grown, slid, turned, shrunk; on seeds 1-11 of the
-# benchmark only the grown one ever confirmed a place, 22 times, and none disputed one).
+# share (tried: the eight moves of ``_NUDGES`` in turn; on seeds 1-11 of the benchmark only the
+# grown one ever confirmed a place, 22 times, and none disputed one: docs/vision.md, session 11).
 _GROWN_LOOK = 0.03
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
@@ -702,7 +702,8 @@ def _read_pile(
     for quad in candidates:
         here = [(_apart(quad.corners, p.first.corners), p) for p in places if _covered(quad.corners, p.first.corners)]
         apart, place = min(here, key=lambda h: h[0], default=(0.0, None))
-        if place is not None and not place.settled and _OWN_PLACE[0] < apart / quad.size[0] <= _OWN_PLACE[1]:
+        off_by = apart / quad.size[0]  # of the short side
+        if place is not None and not place.settled and _OWN_PLACE[0] < off_by <= _OWN_PLACE[1]:
             # It overlaps a card read from one corner but lies well off it: the card under or
             # over that one in a fan (an outline grown halfway between two cards reads either).
             # An outline further off still is turned across the place (a card grown the other
@@ -726,7 +727,7 @@ def _read_pile(
                 early_witnesses.append(rec)
             continue
         place.second_look(rec)
-        if rec.card is not None and rec.card != place.first.card and apart / quad.size[0] > _OWN_PLACE[1]:
+        if rec.card is not None and rec.card != place.first.card and off_by > _OWN_PLACE[1]:
             # An outline turned across the place read another card: one of the two outlines is
             # turned across the other's card (the project's 4D under an LJ: the place began with
             # an LJ read through an outline 83 px off it), and either may be the true one. Both

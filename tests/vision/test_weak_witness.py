@@ -56,8 +56,9 @@ def test_a_leaning_read_confirms_the_card_at_its_place(deck, seed, size, index, 
         # An outline 30 px off anglo's AS read its A and the card's dashed edge as a K (a KS at
         # 0.65); another, 17 px off, leaned to a KS with the body hidden, short of clear.
         ("aisleriot:anglo", 11, (1280, 720), 27),
-        # An outline 39 px off anglo's 3S read a 5S (its flat-topped 3); another, 26 px off,
-        # leaned to a 5S, not a close match.
+        # An outline 39 px off anglo's 3S read a 5S (its flat-topped 3); another, 26 px off, read
+        # a 5S only 0.69 close, and a third, 38 px off, 0.74 close but against the outline's edge
+        # (inset 0): neither is a witness (_nearly_close).
         ("aisleriot:anglo", 10, (1920, 1080), 18),
     ],
 )
