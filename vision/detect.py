@@ -43,6 +43,8 @@ _SHOWN = 0.6  # the share of a card under another that a fanned pile shows (scen
 # A card-sized, card-shaped blob this full of card pixels, with paper along this share of each
 # side, is one card whose ink cuts into its paper (a red pip or index touching its edge).
 _NOTCHED_FILL, _NOTCHED_SIDE = 0.8, 0.75
+# ... once the mouths of its bays narrower than this (work pixels) are closed: see _sealed.
+_SEAL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,12 +207,32 @@ def _single_card(contour: np.ndarray, mask: np.ndarray, notched: bool = False) -
     hull = cv2.convexHull(contour)
     approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
     quad = approx.reshape(-1, 2).astype(np.float64) if len(approx) == 4 else cv2.boxPoints(rect)
-    if _fill(mask, quad) < (_NOTCHED_FILL if notched else 0.93):
+    if notched:
+        sealed, corner = _sealed(contour)
+        if _fill(sealed, quad - corner) < _NOTCHED_FILL:
+            return None
+    elif _fill(mask, quad) < 0.93:
         return None
     if notched and not _sides_on_paper(mask, _clockwise(quad)):
         return None
     quad = _sharp_corners(_clockwise(quad), contour.reshape(-1, 2).astype(np.float64))
     return quad if _rectangular(quad) else None
+
+
+def _sealed(contour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A blob's pixels (uint8 0/255) with the mouths of its bays closed (``_SEAL``) and the holes
+    that makes filled, in a window around it, and the window's top-left corner (work pixels): a
+    court card's picture is not paper, and where it comes near the card's edge, the mask's
+    opening cuts the thin strip of paper between them (kde's KS at 720p: a card's outline around
+    a bay of picture, half of it paper)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    margin = _SEAL.shape[0]
+    corner = np.array([x - margin, y - margin])
+    sealed = np.zeros((h + 2 * margin, w + 2 * margin), np.uint8)
+    cv2.drawContours(sealed, [contour], -1, 255, -1, offset=(margin - x, margin - y))
+    sealed = cv2.morphologyEx(sealed, cv2.MORPH_CLOSE, _SEAL)
+    outer, _ = cv2.findContours(sealed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return cv2.drawContours(sealed, outer, -1, 255, -1), corner
 
 
 def _sides_on_paper(mask: np.ndarray, quad: np.ndarray, inset: float = 3.0, samples: int = 24) -> bool:
