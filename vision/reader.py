@@ -147,7 +147,7 @@ class GenericReader:
         counted = (
             number
             and seen == expected_body(identity)
-            and not any(seen == _body_of_rank(r) for r in rivals)
+            and not any(_shows_rank(seen, r) for r in rivals)
             and pip is not None
             and pip >= _PIP_SURE
         )
@@ -190,7 +190,7 @@ class GenericReader:
                 if not by_column():
                     return CardRead(None, 0.0, f"rank unsure, one corner only: {identity}", leaning=identity)
                 column_needed = True
-            if body_visible and (not _body_fits(identity, seen) or any(seen == _body_of_rank(r) for r in rivals)):
+            if body_visible and (not _body_fits(identity, seen) or any(_shows_rank(seen, r) for r in rivals)):
                 return CardRead(None, 0.0, f"rank unsure ({identity} or {'/'.join(sorted(rivals))}), body {seen}")
         # A lone index (the other one covered) needs the body as a second witness: an outline
         # grown across two cards has one card's pips in its far corner, which can pass for an
@@ -1189,14 +1189,16 @@ def _body_fits(card: Card, seen: str) -> bool:
     a picture or one large blob (a pale picture's figure, as kde:standard's kings are seen)."""
     if card.is_joker or str(card)[0] in "JQK":
         return seen in ("picture", "ace")
-    return seen == expected_body(card)
+    return _shows_rank(seen, "A") if str(card)[0] == "A" else seen == expected_body(card)
 
 
-def _body_of_rank(label: str) -> str:
-    """What a plain body of a rank label shows (a letter that is no rank: a picture)."""
+def _shows_rank(seen: str, label: str) -> bool:
+    """Whether a body shows what a plain body of a rank label does (a letter that is no rank: a
+    picture). An ace's one pip may be no larger than any other card's (kde:standard's AD): one
+    pip is an ace too, as no other card shows one."""
     if label in _NUMBERS:
-        return str(_NUMBERS[label])
-    return "ace" if label == "A" else "picture"
+        return seen == str(_NUMBERS[label])
+    return seen in ("ace", "1") if label == "A" else seen == "picture"
 
 
 def _body_contradicts(card: Card, seen: str) -> bool:
