@@ -491,17 +491,42 @@ def _index_hypotheses(
             suits = (below >= _INDEX_SUIT_BELOW[0] * sizes[i]) & (below <= _INDEX_SUIT_BELOW[1] * sizes[i])
             suits &= np.abs(across - across[i]) <= 0.6 * np.maximum(sizes, sizes[i])
             suits &= sizes <= 1.6 * sizes[i]
-            if not suits.any():
+            j = int(np.flatnonzero(suits)[np.argmin(below[suits])]) if suits.any() else None
+            if j is not None:
+                left = min(across[i] - sizes[i] / 2, across[j] - sizes[j] / 2) - _INDEX_INSET * short
+            elif _suit_run_into_a_stroke(ink, points[i] - (x0, y0), sizes[i], down):
+                left = across[i] - sizes[i] / 2 - _INDEX_INSET * short
+            else:
                 continue
-            j = int(np.flatnonzero(suits)[np.argmin(below[suits])])
-            left = min(across[i] - sizes[i] / 2, across[j] - sizes[j] / 2) - _INDEX_INSET * short
             corner = a + right * left
             far = corner + right * short + down * long_
             out.append(np.array([corner, corner + right * short, far, corner + down * long_]))
-            turned = _turned_by_index(points[i], points[j], sizes[i], sizes[j], deep[i], down, size)
+            turned = (
+                None if j is None else _turned_by_index(points[i], points[j], sizes[i], sizes[j], deep[i], down, size)
+            )
             if turned is not None:
                 out.append(turned)
     return out
+
+
+# Where a rank's suit lies (its centre this far below the rank's, of the rank's size, in a square
+# the rank's size), at least this share of it ink: see _suit_run_into_a_stroke.
+_SUIT_BELOW_RANK, _SUIT_INK = 1.1, 0.25
+
+
+def _suit_run_into_a_stroke(ink: np.ndarray, rank: np.ndarray, size: float, down: np.ndarray) -> bool:
+    """Whether ink lies where a rank's suit does, though no glyph of its own was found there: the
+    suit ran into a longer stroke (kde:standard's courts set their suit near the card's side,
+    and a card lying over another casts a dark line along that side: the suit and the line are
+    one blob, as long as a card). ``ink`` is the pile's window (0/1), ``rank`` the rank's centre
+    in it, ``down`` the card's way down."""
+    centre = rank + down * size * _SUIT_BELOW_RANK
+    (x0, y0), (x1, y1) = (
+        np.maximum(np.floor(centre - size / 2), 0).astype(int),
+        np.floor(centre + size / 2 + 1).astype(int),
+    )
+    window = ink[y0:y1, x0:x1]
+    return window.size > 0 and float(window.mean()) >= _SUIT_INK
 
 
 _INDEX_TURN = (2.0, 25.0)  # degrees: an index's axis this far off its run grows a turned card too

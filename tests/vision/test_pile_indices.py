@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tests.vision.benchmark_scenes import missed, recognised, scene
-from vision.detect import find_blobs
+from vision.detect import _suit_run_into_a_stroke, find_blobs
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,31 @@ SLIGHTLY = [
 @pytest.mark.parametrize(("deck", "seed", "size", "index", "middle"), CROOKED + SLIGHTLY)
 def test_a_crooked_middle_card_is_read(deck, seed, size, index, middle):
     assert missed(*recognised(deck, seed, size, index), [middle]) == []
+
+
+# kde:standard's courts set their suit near the card's side: where the court lies over another
+# card, the dark line along that side and the suit are one blob, as long as a card, and the rank
+# stood without a suit below it (no candidate within 15 px). The rank alone, with ink where its
+# suit lies (``_suit_run_into_a_stroke``), places the card.
+SUIT_IN_A_STROKE = [
+    ("kde:standard", 19, (1920, 1080), 8, "QH"),  # 6H, QH, 2H
+    ("kde:standard", 19, (1920, 1080), 11, "QH"),
+    ("kde:standard", 19, (1280, 720), 8, "QH"),
+    ("kde:standard", 10, (1280, 720), 18, "QC"),
+]
+
+
+@pytest.mark.parametrize(("deck", "seed", "size", "index", "middle"), SUIT_IN_A_STROKE)
+def test_a_court_whose_suit_ran_into_the_line_along_its_side_is_read(deck, seed, size, index, middle):
+    assert missed(*recognised(deck, seed, size, index), [middle]) == []
+
+
+def test_ink_where_the_suit_lies_below_a_rank_is_a_suit_run_into_a_stroke():
+    ink = np.zeros((60, 40), np.uint8)
+    rank, size, down = np.array([20.0, 10.0]), 10.0, np.array([0.0, 1.0])
+    assert not _suit_run_into_a_stroke(ink, rank, size, down)
+    ink[:, 19:21] = 1  # a line through where the suit lies: a fifth of the square is no suit
+    assert not _suit_run_into_a_stroke(ink, rank, size, down)
+    ink[17:26, 14:24] = 1  # the suit, run into the line
+    assert _suit_run_into_a_stroke(ink, rank, size, down)
+    assert not _suit_run_into_a_stroke(ink, rank, size, -down)  # above the rank is no suit's place
