@@ -57,6 +57,9 @@ class CardRead:
     # index with the body hidden) a little of a close match: a weak witness, which in a pile
     # confirms another outline's read of that card (vision.scan).
     leaning: Card | None = None
+    # ... or, short even of leaning, the card a lone index under others seemed to show, sure of its
+    # rank (vision.reader._glimpsed): in a pile, the outline is read again grown.
+    glimpse: Card | None = None
 
 
 class CardReader(Protocol):

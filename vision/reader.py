@@ -163,7 +163,10 @@ class GenericReader:
         )
         if len(corners) == 1 and first.score < _LONE_SCORE and not counted and not nearly:
             lean = identity if not body_visible and _nearly_close(first) else None
-            return CardRead(None, 0.0, f"one corner only, and not a close match: {identity}", leaning=lean)
+            glimpse = identity if not body_visible and _glimpsed(first) else None
+            return CardRead(
+                None, 0.0, f"one corner only, and not a close match: {identity}", leaning=lean, glimpse=glimpse
+            )
 
         # With the body hidden (a card under others in a fan), the column of pips beside an index
         # is in view, and its count tells a 5 from a 6, or a 7 from a 3 or a joker. Looked at only
@@ -200,7 +203,8 @@ class GenericReader:
         if len(corners) == 1:
             if not body_visible and not _clear_alone(first) and not nearly:
                 if not by_column():
-                    return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}")
+                    glimpse = identity if _glimpsed(first) else None
+                    return CardRead(None, 0.0, f"one corner only, and the body hidden: {identity}", glimpse=glimpse)
                 column_needed = True
             # With the body hidden, a clear lone index is its own witness (checked just above).
             sure = not body_visible or (first.confidence >= _SURE_ALONE and seen == expected_body(identity))
@@ -576,6 +580,11 @@ _NEARLY_INSET = 14
 # probability of 0.91-0.98 through outlines a few pixels apart, and only one in four or five
 # reached 0.75. Reads further from a close match are no witness (anglo's AS seen as a KS).
 _NEARLY_LEANING = 0.72
+# ... and one only this close, sure of its rank but not of its card, glimpsed it: a pile's outline
+# that glimpsed a card is read again grown (vision.scan). kde:standard's courts at 720p: their
+# index lies against the outline split out of the pile (inset 0-1) and matches 0.72-0.84, sure
+# of its letter at 0.91-0.99, but not of the card (a J against a 4 at 0.04-0.06).
+_GLIMPSE = 0.7
 # ... or, for a queen, a king or a joker's "JK", this sure of its rank (and no rival) but only this
 # close: a Q in a typeface unlike the models' (anglo's at 720p match 0.64-0.73), the project's JK
 # at 720p (0.73-0.75). Not a J or an A: a 10 cut off by a wrong outline leaves its 1 or its 0
@@ -630,6 +639,18 @@ def _nearly_close(corner: CornerRead) -> bool:
     """Whether a lone index with its body hidden, not close enough a match to stand, leans to its
     card (``_NEARLY_LEANING``)."""
     return _clear_alone(corner, (_NEARLY[0], _NEARLY_LEANING)) and _where_an_index_lies(corner)
+
+
+def _glimpsed(corner: CornerRead) -> bool:
+    """Whether a lone index with its body hidden, too unsure of its card even to lean to it,
+    glimpsed it (``CardRead.glimpse``): sure of its rank (no rival), this close a match
+    (``_GLIMPSE``), and not cut off by the outline's edge."""
+    return (
+        not corner.rival
+        and corner.probability >= _RANK_SURE
+        and corner.score >= _GLIMPSE
+        and 0 <= corner.inset <= _NEARLY_INSET
+    )
 
 
 def _where_an_index_lies(corner: CornerRead) -> bool:

@@ -43,6 +43,7 @@ class Recognition:
     corners: np.ndarray  # 4 x 2, image pixels, clockwise
     center: tuple[float, float]
     leaning: Card | None = None  # unknown, but the card its read leaned to (vision.classify.CardRead)
+    glimpse: Card | None = None  # ... or, short of leaning, glimpsed (vision.classify.CardRead)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -73,6 +74,7 @@ _SECOND_LOOKS_UNSURE = 6
 # share (tried: the eight moves of ``_NUDGES`` in turn; on seeds 1-11 of the benchmark only the
 # grown one ever confirmed a place, 22 times, and none disputed one: docs/vision.md, session 11).
 _GROWN_LOOK = 0.03
+_GLIMPSE_LOOKS = 3  # outlines that glimpsed a place's card read again grown (see _glimpsed_places)
 # A pile's read at least this sure needs no second candidate to agree with it (a lone corner
 # read at its best quality scores 0.81). Wrong pile reads seen while tuning scored 0.57-0.71,
 # and three at 0.81 that a neighbouring candidate disputed (it read the true card).
@@ -629,7 +631,7 @@ def _read(
     read = memo.read(frame, quad, reader, body_visible, work, done)
     if read.card is None:
         log.debug("card at %s not read: %s", quad.centre, read.detail)
-    return Recognition(read.card, read.confidence, quad.corners, quad.centre, read.leaning)
+    return Recognition(read.card, read.confidence, quad.corners, quad.centre, read.leaning, read.glimpse)
 
 
 @dataclass
@@ -699,6 +701,19 @@ def _read_pile(
     confirmed is looked at once more through its own outline grown (``_GROWN_LOOK``)."""
     places: list[_Place] = []
     early_witnesses: list[Recognition] = []  # reads of no card that leaned to one, before any place there
+    glimpses: list[Recognition] = []  # reads of no card that glimpsed one
+
+    def read(quad: CardQuad) -> Recognition:
+        rec = _read(frame, quad, reader, False, memo, work, done)
+        if rec.card is None and rec.glimpse is not None:
+            glimpses.append(rec)
+        return rec
+
+    def read_grown(corners: np.ndarray) -> Recognition:
+        # (``done`` is not given: it is keyed by the candidates' ids, and this outline is new.)
+        grown = CardQuad(_moved(corners, grow=_GROWN_LOOK), False, candidates[0].pile)
+        return _read(frame, grown, reader, False, memo, work)
+
     for quad in candidates:
         here = [(_apart(quad.corners, p.first.corners), p) for p in places if _covered(quad.corners, p.first.corners)]
         apart, place = min(here, key=lambda h: h[0], default=(0.0, None))
@@ -708,7 +723,7 @@ def _read_pile(
             # over that one in a fan (an outline grown halfway between two cards reads either).
             # An outline further off still is turned across the place (a card grown the other
             # way from a corner): that is no card of a fan (813 of 814 such read nothing).
-            rec = _read(frame, quad, reader, False, memo, work, done)
+            rec = read(quad)
             if rec.card == place.first.card:
                 place.confirmed = place.seconded = True
             elif rec.card is not None and not _suit_misread(rec.card, place.first.card):
@@ -719,7 +734,7 @@ def _read_pile(
             continue
         if place is not None and (place.disputed or place.second_looks >= place.looks or place.settled):
             continue
-        rec = _read(frame, quad, reader, False, memo, work, done)
+        rec = read(quad)
         if place is None:
             if rec.card is not None:
                 places.append(_Place(rec, confirmed=any(_leans_here(r, rec) for r in early_witnesses)))
@@ -744,18 +759,62 @@ def _read_pile(
             # be seen through a wrong outline, and grown it reads the same (anglo's JS at 0.65,
             # 29 px off the 5S under it), while the 2.8 px outline of the project's KH, read at
             # 0.8, was off only because a 3C read first through an outline 29 px off its own.
-            grown = CardQuad(_moved(place.first.corners, grow=_GROWN_LOOK), False, candidates[0].pile)
-            # (``done`` is not given: it is keyed by the candidates' ids, and this outline is new.)
-            place.second_look(_read(frame, grown, reader, False, memo, work))
+            place.second_look(read_grown(place.first.corners))
+    places += _glimpsed_places(places, glimpses, early_witnesses, read_grown)
     return [p.first for p in places if p.counts]
+
+
+def _glimpsed_places(
+    places: list[_Place],
+    glimpses: list[Recognition],
+    early_witnesses: list[Recognition],
+    read_grown: Callable[[np.ndarray], Recognition],
+) -> list[_Place]:
+    """The outlines that glimpsed a card (``Recognition.glimpse``: a lone index against the
+    outline's edge, sure of its rank, short of a close match) read again grown, up to
+    ``_GLIMPSE_LOOKS`` per place: at a place of that card still unconfirmed, as second looks; where
+    no place lies, but two of them glimpsed the same card, the first grown read of that card
+    begins a place, and the next ones confirm it. Returns the new places (they count only when
+    confirmed, as any place short of sure). kde:standard's courts at 720p: outlines split out of
+    a pile a pixel inside the card see the index against their edge, and read it only grown."""
+    for place in places:
+        if place.counts or place.disputed or (place.off and place.first.confidence < _SURE):
+            continue
+        seen_here = [g for g in glimpses if g.glimpse == place.first.card and _at_place(g, place.first.corners)]
+        for glimpse in seen_here[:_GLIMPSE_LOOKS]:
+            place.second_look(read_grown(glimpse.corners))
+            if place.counts or place.disputed:
+                break
+    elsewhere = [g for g in glimpses if not any(_covered(g.corners, p.first.corners) for p in places)]
+    new: list[_Place] = []
+    for glimpse in elsewhere:
+        here = next((p for p in new if _at_place(glimpse, p.first.corners)), None)
+        if here is not None:
+            if glimpse.glimpse == here.first.card and not (
+                here.counts or here.disputed or here.second_looks >= _GLIMPSE_LOOKS
+            ):
+                here.second_look(read_grown(glimpse.corners))
+            continue
+        if sum(1 for g in elsewhere if g.glimpse == glimpse.glimpse and _at_place(g, glimpse.corners)) < 2:
+            continue  # one outline's glimpse: an index's fragment seen through a wrong outline, as likely
+        rec = read_grown(glimpse.corners)
+        if rec.card == glimpse.glimpse:
+            new.append(_Place(rec, confirmed=any(_leans_here(r, rec) for r in early_witnesses)))
+    return new
+
+
+def _at_place(rec: Recognition, corners: np.ndarray) -> bool:
+    """Whether a read's outline would be a second look at a place with these corners: covered by
+    it, and not well off it (``_OWN_PLACE``)."""
+    near = _apart(rec.corners, corners) <= _OWN_PLACE[0] * CardQuad(rec.corners, False).size[0]
+    return near and _covered(rec.corners, corners)
 
 
 def _leans_here(weak: Recognition, rec: Recognition) -> bool:
     """Whether an earlier read of no card, leaning to one, is a second look at the place a
     read begins: it leaned to the same card, from an outline that would have been a second
     look there (covered by the place's, not well off it)."""
-    near = _apart(weak.corners, rec.corners) <= _OWN_PLACE[0] * CardQuad(weak.corners, False).size[0]
-    return weak.leaning == rec.card and near and _covered(weak.corners, rec.corners)
+    return weak.leaning == rec.card and _at_place(weak, rec.corners)
 
 
 def _outweighed(rec: Recognition, place: _Place) -> bool:
