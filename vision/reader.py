@@ -947,7 +947,7 @@ def _word_column(patch: np.ndarray) -> bool | None:
         inside = x > 0 and y > 0 and x + bw < w and y + bh < h
         if inside and 5 <= bh < 0.3 * h and bw >= max(5, 0.35 * bh) and bw < 0.45 * w and area >= 10 and x < 0.4 * w:
             letters.append((i, x + bw / 2, y, bw, bh))
-        elif inside and x < 0.3 * w and 0.3 * h <= bh < 0.6 * h and 8 <= bw < bh / 3 and _written(labels, i, stats[i]):
+        elif inside and x < 0.3 * w and _word_on_its_side(bw, bh, h) and _written(labels[y : y + bh, x : x + bw] == i):
             # The word turned on its side, its letters run together (a script face): one tall
             # blob, as wide as a letter is tall, that is no straight line.
             return _colour(patch, labels, (i,), paper, (x, y, x + bw, y + bh))
@@ -963,7 +963,7 @@ def _word_column(patch: np.ndarray) -> bool | None:
                 chain.append(b)
         best = max(best, chain, key=len)
     if len(best) < 4:
-        return None
+        return _word_in_pieces(patch, labels, stats, paper)
     ids = tuple(b[0] for b in best)
     x0, x1 = round(min(b[1] - b[3] / 2 for b in best)), round(max(b[1] + b[3] / 2 for b in best))
     return _colour(patch, labels, ids, paper, (x0, best[0][2], x1, best[-1][2] + best[-1][4]))
@@ -974,12 +974,55 @@ def _in_colour(patch: np.ndarray) -> float:
     return float(np.count_nonzero(cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)[..., 1] > _SATURATED)) / (patch.size // 3)
 
 
-def _written(labels: np.ndarray, i: int, stat: np.ndarray) -> bool:
-    """Whether a blob is handwriting-like rather than a bar or a frame's line: it fills a third
-    to two thirds of its box, and its width changes from row to row."""
-    x, y, bw, bh, area = (int(v) for v in stat)
-    widths = np.count_nonzero(labels[y : y + bh, x : x + bw] == i, axis=1)
-    return 0.25 < area / (bw * bh) < 0.65 and float(np.std(widths)) > 0.25 * float(np.mean(widths))
+def _word_on_its_side(width: int, height: int, patch_height: int) -> bool:
+    """Whether ink of this size (one blob, or pieces one under the other) could be the word set
+    down a corner turned on its side: a third to three fifths of the corner tall, as wide as a
+    letter is tall."""
+    return 0.3 * patch_height <= height < 0.6 * patch_height and 8 <= width < height / 3
+
+
+def _word_in_pieces(patch: np.ndarray, labels: np.ndarray, stats: np.ndarray, paper: np.ndarray) -> bool | None:
+    """The word turned on its side and run together (see :func:`_word_column`), blurred into two
+    or three pieces one under the other (anglo's JOKER at 720p, as "JOKE" and "R", or "JO" and
+    "KER"): each piece letter-wide and near the edge, each touching the next or ``_WORD_GAP``
+    pixels from it, and together the size of the word and written-like. Red (True), black (False),
+    or None when there are no such pieces. A dashed frame's dashes are thinner than a letter."""
+    h, w = labels.shape
+    pieces = []
+    for i in range(1, len(stats)):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        inside = x > 0 and y > 0 and x + bw < w and y + bh < h
+        if inside and x < 0.3 * w and bh >= 5 and 8 <= bw < 0.3 * w and area >= 10:
+            pieces.append((y, i, x, bw, bh))
+    pieces.sort()
+    for start, first in enumerate(pieces):
+        chain = [first]
+        for piece in pieces[start + 1 :]:
+            y, _, x, bw, bh = piece
+            last_y, _, last_x, last_bw, last_bh = chain[-1]
+            touching = 0 <= y - (last_y + last_bh) <= _WORD_GAP
+            if touching and abs((x + bw / 2) - (last_x + last_bw / 2)) < 0.6 * max(bw, last_bw):
+                chain.append(piece)
+        if not 2 <= len(chain) <= 3:
+            continue
+        x0, y0 = min(p[2] for p in chain), chain[0][0]
+        x1, y1 = max(p[2] + p[3] for p in chain), max(p[0] + p[4] for p in chain)
+        ids = tuple(p[1] for p in chain)
+        if _word_on_its_side(x1 - x0, y1 - y0, h) and _written(_member(labels[y0:y1, x0:x1], ids)):
+            return _colour(patch, labels, ids, paper, (x0, y0, x1, y1))
+    return None
+
+
+_WORD_GAP = 2  # canonical pixels between two pieces of a word blurred apart
+
+
+def _written(member: np.ndarray) -> bool:
+    """Whether ink (a boolean box around it) is handwriting-like rather than a bar or a frame's
+    line: it fills a quarter to two thirds of its box, and its width changes from row to row."""
+    widths = np.count_nonzero(member, axis=1)
+    return 0.25 < np.count_nonzero(member) / member.size < 0.65 and float(np.std(widths)) > 0.25 * float(
+        np.mean(widths)
+    )
 
 
 def _cut_at_waist(ink: np.ndarray, blobs: _Blobs) -> np.ndarray | None:
