@@ -301,7 +301,8 @@ class GenericReader:
         """A card whose corners show no rank and suit may be a joker whose index is the word
         JOKER set down the edge, letter under letter or turned on its side: a column of four or
         more letter-sized blobs in each corner, in one colour (red: the big joker, black: the
-        little one). Both corners must show it, or one corner and a picture in the body. With
+        little one). Both corners must show it, or one corner and a picture in the body (or one
+        large blob, as a pale picture may be seen: nicu-white's jester, :func:`_body_fits`). With
         the body hidden (a joker under others in a fan shows one corner), one corner is read no
         surer than an index against the outline's edge: in a pile, another outline must read it
         too (a word seen through a wrong outline is seldom seen through the next as well)."""
@@ -318,7 +319,7 @@ class GenericReader:
         joker = Card(BIG_JOKER if seen[0] else LITTLE_JOKER)
         if len(seen) == 2:
             return CardRead(joker, 0.9, "")
-        if body_visible and self._body(card, CANONICAL_PAD + CANONICAL_W // 5, joker)[0] == "picture":
+        if body_visible and _body_fits(joker, self._body(card, CANONICAL_PAD + CANONICAL_W // 5, joker)[0]):
             return CardRead(joker, 0.8, "")
         if not body_visible:
             return CardRead(joker, _AGAINST_THE_EDGE, "")

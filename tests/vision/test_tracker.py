@@ -313,6 +313,15 @@ def test_a_card_whose_ink_cuts_into_its_paper_is_outlined_and_played():
     assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
 
 
+def test_a_joker_whose_picture_is_seen_as_one_large_blob_is_played():
+    # nicu-white's LJ (seed 41, the last play, on the pale table): one corner showed its word,
+    # the other none through the outline of those frames, and its jester was seen as one large
+    # blob, not as a picture: "one corner only, and nothing else confirms LJ" in each of the
+    # three still frames before the trick was gathered, and its play was lost.
+    plays, events, _, _ = _trick("kde:nicu-white", 41)
+    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
+
+
 def test_a_pale_tables_blob_waiting_for_work_makes_no_empty_zone_busy():
     # On a pale table (project seed 23) the table above the mat is one blob bent round the mat's
     # top: larger than any trick, its work waits behind the cards'. Its outline's centre lay on
