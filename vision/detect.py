@@ -506,7 +506,32 @@ def _index_hypotheses(
             )
             if turned is not None:
                 out.append(turned)
-    return out
+    return out + _hung_from_indices(points, sizes, size)
+
+
+def _hung_from_indices(points: np.ndarray, sizes: np.ndarray, size: tuple[float, float]) -> list[np.ndarray]:
+    """Cards hung from every rank-and-suit pair among a pile's glyphs (centres and sizes, work
+    pixels), wherever they lie, along the pair's own axis (rank above suit), as
+    :func:`_turned_by_index` hangs one: a fan's middle card whose top side lies across the card
+    under it, not on the pile's outline, shows its index inside the pile, away from every run.
+    The card's top is put as far above the rank as its side is beside it. Two pips one above the
+    other make a pair too, and a card hung from them is most often off the pile's paper or near
+    a candidate already (dropped by the caller), or read as no card."""
+    short, long_ = size
+    apart = points[None, :, :] - points[:, None, :]  # [rank, suit]: from the rank to the suit
+    distance = np.linalg.norm(apart, axis=2)
+    below = (distance >= _INDEX_SUIT_BELOW[0] * sizes[:, None]) & (distance <= _INDEX_SUIT_BELOW[1] * sizes[:, None])
+    below &= sizes[None, :] <= 1.6 * sizes[:, None]
+    rank, suit = np.nonzero(below)
+    if not len(rank):
+        return []
+    down = apart[rank, suit] / distance[rank, suit][:, None]
+    right = np.stack([down[:, 1], -down[:, 0]], axis=1)
+    beside = np.maximum(sizes[rank], sizes[suit])[:, None] / 2 + _INDEX_INSET * short
+    above = sizes[rank][:, None] / 2 + _INDEX_INSET * short
+    corner = points[rank] - right * beside - down * above
+    quads = np.stack([corner, corner + right * short, corner + right * short + down * long_, corner + down * long_], 1)
+    return list(quads)
 
 
 # Where a rank's suit lies (its centre this far below the rank's, of the rank's size, in a square

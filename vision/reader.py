@@ -211,6 +211,11 @@ class GenericReader:
             if number and pip is None and not sure:
                 return CardRead(None, 0.0, f"one corner only, and nothing else confirms {identity}")
         lone_hidden = len(corners) == 1 and not body_visible  # a card under others read from one index
+        if lone_hidden and first.inset > _NEARLY_INSET:
+            # However clear, a lone index this deep inside the outline is another card's, seen
+            # through an outline hung from the wrong glyphs: two outlines hung from anglo's 3S's
+            # spade pips, under the KD's edge, read an AS at 0.93 (inset 16-19).
+            return CardRead(None, 0.0, f"one corner only, deep inside the outline: {identity}")
         suit_leans = False  # the suit short of sure, but leaning to it (see _suit_leaning)
         if not identity.is_joker:
             # The suit: the evidence of both indices and the top pip added up (log-odds); any one
