@@ -449,10 +449,14 @@ def recognise(
                 return (span > card_reach, since.get(id(blob.outline), new), priority(blob) if priority else 0.0)
 
             def triage(todo: list[Blob], scale: float) -> set[int]:
-                # What the blobs held with reads still to make will ask for, oldest first ...
+                # What the blobs held with reads still to make will ask for, oldest first: those
+                # that waited, and those still with a card read unknown, read again in every frame
+                # (the project's 2C on a pale table, the last cards of a trick: a pile's split
+                # going on in the table's blob took the budget first in every other frame) ...
                 plan = [
                     (order(blob, memo.frame), held_reads(old), -1)
-                    for blob, old in ((h[0].blob, h[0]) for h in held.values() if h[1] and h[0].waiting is not None)
+                    for blob, old in ((h[0].blob, h[0]) for h in held.values() if h[1])
+                    if old.waiting is not None or any(rec.card is None for rec in old.found)
                 ]
                 # ... and the new blobs: finding their outlines, then reading them.
                 for k, blob in enumerate(todo):
@@ -496,7 +500,8 @@ def recognise(
                         return finished.value
 
     def held_reads(old: _KnownBlob) -> float:
-        assert old.waiting is not None
+        if old.waiting is None:  # read before, a card unknown: read again (the cards read are reused)
+            return float(sum(rec.card is None for rec in old.found))
         return sum(_HIDDEN_READ_UNITS if q.pile >= 0 else 1.0 for q in old.blob.quads if id(q) not in old.waiting.done)
 
     found: list[Recognition] = []

@@ -322,6 +322,16 @@ def test_a_joker_whose_picture_is_seen_as_one_large_blob_is_played():
     assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
 
 
+def test_a_card_read_unknown_is_read_again_in_every_still_frame_before_a_huge_blobs_work():
+    # The project's trick 23 (pale table): the 2C in seat 3, its club unsure at first, was read
+    # again only in every other frame: the pale table's blob, larger than any trick and last in
+    # the budget's order, went on with its split first, as the 2C's read was not in the plan.
+    # Read in the last still frame only, its play and the 4C's after it were lost.
+    plays, events, _, _ = _trick("project", 23)
+    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
+    assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
+
+
 def test_a_pale_tables_blob_waiting_for_work_makes_no_empty_zone_busy():
     # On a pale table (project seed 23) the table above the mat is one blob bent round the mat's
     # top: larger than any trick, its work waits behind the cards'. Its outline's centre lay on
