@@ -546,11 +546,9 @@ def _suit_run_into_a_stroke(ink: np.ndarray, rank: np.ndarray, size: float, down
     one blob, as long as a card). ``ink`` is the pile's window (0/1), ``rank`` the rank's centre
     in it, ``down`` the card's way down."""
     centre = rank + down * size * _SUIT_BELOW_RANK
-    (x0, y0), (x1, y1) = (
-        np.maximum(np.floor(centre - size / 2), 0).astype(int),
-        np.floor(centre + size / 2 + 1).astype(int),
-    )
-    window = ink[y0:y1, x0:x1]
+    low = np.maximum(np.floor(centre - size / 2), 0).astype(int)
+    high = np.floor(centre + size / 2 + 1).astype(int)
+    window = ink[low[1] : high[1], low[0] : high[0]]
     return window.size > 0 and float(window.mean()) >= _SUIT_INK
 
 

@@ -1026,9 +1026,8 @@ def _written(member: np.ndarray) -> bool:
     """Whether ink (a boolean box around it) is handwriting-like rather than a bar or a frame's
     line: it fills a quarter to two thirds of its box, and its width changes from row to row."""
     widths = np.count_nonzero(member, axis=1)
-    return 0.25 < np.count_nonzero(member) / member.size < 0.65 and float(np.std(widths)) > 0.25 * float(
-        np.mean(widths)
-    )
+    filled = np.count_nonzero(member) / member.size
+    return 0.25 < filled < 0.65 and float(np.std(widths)) > 0.25 * float(np.mean(widths))
 
 
 def _cut_at_waist(ink: np.ndarray, blobs: _Blobs) -> np.ndarray | None:

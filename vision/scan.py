@@ -703,7 +703,8 @@ def _read_pile(
     the place's rank in the other suit of its colour: that is the place's card misread). One
     further off still, turned across the place, is a second look there, but what it reads, if
     another card, also begins a place of its own that needs confirming. A place no other candidate
-    confirmed is looked at once more through its own outline grown (``_GROWN_LOOK``)."""
+    confirmed is looked at once more through its own outline grown (``_GROWN_LOOK``), and so are
+    the outlines that glimpsed a card (:func:`_glimpsed_places`)."""
     places: list[_Place] = []
     early_witnesses: list[Recognition] = []  # reads of no card that leaned to one, before any place there
     glimpses: list[Recognition] = []  # reads of no card that glimpsed one
