@@ -798,6 +798,13 @@ def _index_glyphs(patch: np.ndarray, corner: _CornerInk | None = None) -> Iterat
     outer = _index_in(blobs, dark, paper, outer=True)
     if outer is not None:
         yield outer
+    # The rank's neighbour on its line (a 10's 0 beside its 1) may be the corner of a court
+    # picture's frame beside its letter: the rank by itself too (anglo's K at 720p).
+    alone = _index_in(blobs, dark, paper, alone=True)
+    if alone is not None:
+        plain = _index_in(blobs, dark, paper)
+        if plain is None or plain[:2] != alone[:2]:
+            yield alone
 
 
 def _corner_ink(patch: np.ndarray) -> _CornerInk | None:
@@ -1053,9 +1060,12 @@ def _cut_at_waist(ink: np.ndarray, blobs: _Blobs) -> np.ndarray | None:
     return out
 
 
-def _index_in(ink: _Blobs, dark: np.ndarray, paper: np.ndarray, outer: bool = False) -> _Index | None:
+def _index_in(
+    ink: _Blobs, dark: np.ndarray, paper: np.ndarray, outer: bool = False, alone: bool = False
+) -> _Index | None:
     """The index's glyphs among the blobs of an ink mask (see :func:`_index_glyphs`); with
-    ``outer``, glyphs cut off by the patch's left or top edge count too."""
+    ``outer``, glyphs cut off by the patch's left or top edge count too; with ``alone``, the rank
+    is the blob nearest the corner by itself, without a neighbour on its line."""
     n, labels, stats = ink
     h, w = labels.shape
     blobs = []
@@ -1072,7 +1082,7 @@ def _index_in(ink: _Blobs, dark: np.ndarray, paper: np.ndarray, outer: bool = Fa
     seed_id, rank_box = min(blobs, key=lambda b: b[1][0] + b[1][1])
     rank_ids = [seed_id]
     height = rank_box[3] - rank_box[1]
-    for i, b in sorted(blobs, key=lambda b: b[1][0]):
+    for i, b in sorted(blobs, key=lambda b: b[1][0]) if not alone else ():
         overlap = min(b[3], rank_box[3]) - max(b[1], rank_box[1])
         beside = b[0] >= rank_box[2] - 1 and b[0] - rank_box[2] < 0.5 * height
         alike = 0.7 * height < b[3] - b[1] < 1.4 * height  # not a picture's frame beside a J

@@ -86,3 +86,27 @@ def test_a_stroke_beside_a_neighbours_mass_is_no_line():
     cv2.line(ink, (6, 30), (30, 37), 1, 2)  # the stroke, touching it
     lines = _frame_lines(ink)
     assert lines is None or not lines[:, :30].any()
+
+
+def test_a_rank_beside_a_pictures_corner_is_also_read_alone():
+    """Anglo's K beside the corner of its picture's frame (the KC in the far seat at 720p): the
+    frame's corner piece, as tall as a rank and just right of it, was taken for the rank's
+    neighbour on its line (a 10's 0 beside its 1), and the index read nothing. The rank nearest
+    the corner is looked at alone too."""
+    from vision.reader import _index_glyphs, _index_in
+
+    ink = np.zeros((157, 72), np.uint8)
+    ink[13:40, 8:12] = 1  # a K's stem ...
+    cv2.line(ink, (11, 27), (26, 13), 1, 3)  # ... and its arms
+    cv2.line(ink, (11, 27), (26, 39), 1, 3)
+    ink[24:50, 30:33] = 1  # the frame's corner piece beside it, as tall as a rank
+    ink[24:27, 30:42] = 1
+    cv2.circle(ink, (17, 54), 7, 1, -1)  # the suit below
+    corner = _corner(ink)
+    plain = _index_in(corner[3], corner[1], corner[0])
+    # The rank's box runs into the frame's corner, down past the suit's top: no suit below it.
+    assert plain is None or plain[0][2] > 30
+    alone = _index_in(corner[3], corner[1], corner[0], alone=True)
+    assert alone is not None and alone[0][2] <= 29 and alone[1][1] >= 46, alone[:2]
+    boxes = [found[:2] for found in _index_glyphs(np.zeros((157, 72, 3), np.uint8), corner)]
+    assert alone[:2] in boxes  # one of the ways the corner is read

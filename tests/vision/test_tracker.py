@@ -332,6 +332,14 @@ def test_a_card_read_unknown_is_read_again_in_every_still_frame_before_a_huge_bl
     assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
 
 
+def test_a_kings_index_beside_its_pictures_corner_is_read_and_played():
+    # Anglo's trick 85: the KC in the far seat, smallest in perspective, read "no readable index"
+    # in every still frame (its K was joined to the piece of its picture's frame beside it), and
+    # the 4H played after it waited for it.
+    plays, events, _, _ = _trick("aisleriot:anglo", 85)
+    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
+
+
 def test_a_pale_tables_blob_waiting_for_work_makes_no_empty_zone_busy():
     # On a pale table (project seed 23) the table above the mat is one blob bent round the mat's
     # top: larger than any trick, its work waits behind the cards'. Its outline's centre lay on
