@@ -445,6 +445,7 @@ _INDEX_SUIT_BELOW = (0.5, 1.8)
 _INDEX_INSET = 0.05
 _INDEX_INK = 0.7  # darker than this share of the pile's paper is ink
 _INDEX_NEW = 0.1  # of the short side: a card grown from an index this close to a candidate adds none
+_SUIT_AT_MOST = 1.6  # of its rank's size: a larger glyph below a rank is no suit of it
 
 
 def _index_hypotheses(
@@ -490,7 +491,7 @@ def _index_hypotheses(
             below = deep - deep[i]
             suits = (below >= _INDEX_SUIT_BELOW[0] * sizes[i]) & (below <= _INDEX_SUIT_BELOW[1] * sizes[i])
             suits &= np.abs(across - across[i]) <= 0.6 * np.maximum(sizes, sizes[i])
-            suits &= sizes <= 1.6 * sizes[i]
+            suits &= sizes <= _SUIT_AT_MOST * sizes[i]
             j = int(np.flatnonzero(suits)[np.argmin(below[suits])]) if suits.any() else None
             if j is not None:
                 left = min(across[i] - sizes[i] / 2, across[j] - sizes[j] / 2) - _INDEX_INSET * short
@@ -498,12 +499,10 @@ def _index_hypotheses(
                 left = across[i] - sizes[i] / 2 - _INDEX_INSET * short
             else:
                 continue
-            corner = a + right * left
-            far = corner + right * short + down * long_
-            out.append(np.array([corner, corner + right * short, far, corner + down * long_]))
-            turned = (
-                None if j is None else _turned_by_index(points[i], points[j], sizes[i], sizes[j], deep[i], down, size)
-            )
+            out.append(_hung(a + right * left, right, down, size))
+            if j is None:
+                continue  # no suit's centre: no axis of its own to turn the card along
+            turned = _turned_by_index(points[i], points[j], sizes[i], sizes[j], deep[i], down, size)
             if turned is not None:
                 out.append(turned)
     return out + _hung_from_indices(points, sizes, size)
@@ -517,11 +516,11 @@ def _hung_from_indices(points: np.ndarray, sizes: np.ndarray, size: tuple[float,
     The card's top is put as far above the rank as its side is beside it. Two pips one above the
     other make a pair too, and a card hung from them is most often off the pile's paper or near
     a candidate already (dropped by the caller), or read as no card."""
-    short, long_ = size
+    short = size[0]
     apart = points[None, :, :] - points[:, None, :]  # [rank, suit]: from the rank to the suit
     distance = np.linalg.norm(apart, axis=2)
     below = (distance >= _INDEX_SUIT_BELOW[0] * sizes[:, None]) & (distance <= _INDEX_SUIT_BELOW[1] * sizes[:, None])
-    below &= sizes[None, :] <= 1.6 * sizes[:, None]
+    below &= sizes[None, :] <= _SUIT_AT_MOST * sizes[:, None]
     rank, suit = np.nonzero(below)
     if not len(rank):
         return []
@@ -529,9 +528,16 @@ def _hung_from_indices(points: np.ndarray, sizes: np.ndarray, size: tuple[float,
     right = np.stack([down[:, 1], -down[:, 0]], axis=1)
     beside = np.maximum(sizes[rank], sizes[suit])[:, None] / 2 + _INDEX_INSET * short
     above = sizes[rank][:, None] / 2 + _INDEX_INSET * short
-    corner = points[rank] - right * beside - down * above
-    quads = np.stack([corner, corner + right * short, corner + right * short + down * long_, corner + down * long_], 1)
-    return list(quads)
+    return list(_hung(points[rank] - right * beside - down * above, right, down, size))
+
+
+def _hung(corner: np.ndarray, right: np.ndarray, down: np.ndarray, size: tuple[float, float]) -> np.ndarray:
+    """A card of ``size`` (short, long) hung from its top-left ``corner``, its top side along
+    ``right`` and its left side along ``down`` (unit vectors): 4 x 2, clockwise from the corner.
+    Given n corners and directions (n x 2 each), n cards (n x 4 x 2)."""
+    short, long_ = size
+    across, along = right * short, down * long_
+    return np.stack([corner, corner + across, corner + across + along, corner + along], axis=-2)
 
 
 # Where a rank's suit lies (its centre this far below the rank's, of the rank's size, in a square
@@ -569,7 +575,7 @@ def _turned_by_index(
     turned like the run, 5-45 px off at its far end (2-15 degrees). The index's own axis (rank
     above suit) is the card's: when it is ``_INDEX_TURN`` degrees off the run, the card is grown
     along it too, about the rank, as deep below the run as the rank lies. None otherwise."""
-    short, long_ = size
+    short = size[0]
     axis = suit - rank
     length = float(np.linalg.norm(axis))
     if length == 0:
@@ -581,8 +587,7 @@ def _turned_by_index(
     right_ = np.array([down_[1], -down_[0]])
     # Rank and suit lie on the axis itself: the card's side is beside the wider of the two.
     left = -max(rank_size, suit_size) / 2 - _INDEX_INSET * short
-    corner = rank + right_ * left - down_ * depth
-    return np.array([corner, corner + right_ * short, corner + right_ * short + down_ * long_, corner + down_ * long_])
+    return _hung(rank + right_ * left - down_ * depth, right_, down_, size)
 
 
 class _Steps(dict):

@@ -802,9 +802,7 @@ def _index_glyphs(patch: np.ndarray, corner: _CornerInk | None = None) -> Iterat
     # picture's frame beside its letter: the rank by itself too (anglo's K at 720p).
     alone = _index_in(blobs, dark, paper, alone=True)
     if alone is not None:
-        plain = _index_in(blobs, dark, paper)
-        if plain is None or plain[:2] != alone[:2]:
-            yield alone
+        yield alone
 
 
 def _corner_ink(patch: np.ndarray) -> _CornerInk | None:
@@ -1065,7 +1063,8 @@ def _index_in(
 ) -> _Index | None:
     """The index's glyphs among the blobs of an ink mask (see :func:`_index_glyphs`); with
     ``outer``, glyphs cut off by the patch's left or top edge count too; with ``alone``, the rank
-    is the blob nearest the corner by itself, without a neighbour on its line."""
+    is the blob nearest the corner by itself, without the neighbour on its line it would be
+    joined to (None when there is no such neighbour: that index is the plain one)."""
     n, labels, stats = ink
     h, w = labels.shape
     blobs = []
@@ -1079,16 +1078,20 @@ def _index_in(
             blobs.append((i, (x, y, x + bw, y + bh)))
     if len(blobs) < 2:
         return None
-    seed_id, rank_box = min(blobs, key=lambda b: b[1][0] + b[1][1])
-    rank_ids = [seed_id]
+    seed_id, seed_box = min(blobs, key=lambda b: b[1][0] + b[1][1])
+    rank_box, rank_ids = seed_box, [seed_id]
     height = rank_box[3] - rank_box[1]
-    for i, b in sorted(blobs, key=lambda b: b[1][0]) if not alone else ():
+    for i, b in sorted(blobs, key=lambda b: b[1][0]):
         overlap = min(b[3], rank_box[3]) - max(b[1], rank_box[1])
         beside = b[0] >= rank_box[2] - 1 and b[0] - rank_box[2] < 0.5 * height
         alike = 0.7 * height < b[3] - b[1] < 1.4 * height  # not a picture's frame beside a J
         if i != seed_id and beside and alike and overlap > 0.6 * min(height, b[3] - b[1]):
             rank_box = (rank_box[0], min(rank_box[1], b[1]), max(rank_box[2], b[2]), max(rank_box[3], b[3]))
             rank_ids.append(i)
+    if alone:
+        if len(rank_ids) == 1:
+            return None
+        rank_box, rank_ids = seed_box, [seed_id]
     height = rank_box[3] - rank_box[1]
     below = [
         (i, b)

@@ -454,9 +454,9 @@ def recognise(
                 # (the project's 2C on a pale table, the last cards of a trick: a pile's split
                 # going on in the table's blob took the budget first in every other frame) ...
                 plan = [
-                    (order(blob, memo.frame), held_reads(old), -1)
-                    for blob, old in ((h[0].blob, h[0]) for h in held.values() if h[1])
-                    if old.waiting is not None or any(rec.card is None for rec in old.found)
+                    (order(old.blob, memo.frame), cost, -1)
+                    for old, still in held.values()
+                    if still and (cost := held_reads(old)) > 0
                 ]
                 # ... and the new blobs: finding their outlines, then reading them.
                 for k, blob in enumerate(todo):
@@ -669,6 +669,16 @@ class _Place:
         """Whether the place is a card: undisputed, and confirmed or read surely from its own place."""
         return not self.disputed and (self.confirmed or (self.first.confidence >= _SURE and not self.off))
 
+    @property
+    def looked_at_grown(self) -> bool:
+        """Whether the place is still open to a look through a grown outline (its own, or one that
+        glimpsed its card): it does not count yet, and no look disputed it. A place well off
+        another (``off``) only if its read is sure: a lone index short of clear there may be seen
+        through a wrong outline, and grown it reads the same (anglo's JS at 0.65, 29 px off the 5S
+        under it), while the 2.8 px outline of the project's KH, read at 0.8, was off only because
+        a 3C read first through an outline 29 px off its own."""
+        return not self.counts and not self.disputed and (not self.off or self.first.confidence >= _SURE)
+
     def second_look(self, rec: Recognition) -> None:
         """What another outline at this place read: the same card (or a lean to it) confirms it,
         another card disputes it (unless it is the place's card misread, weakly: _outweighed)."""
@@ -756,15 +766,11 @@ def _read_pile(
             # grown outline must read it too), one short of sure needs that anyway.
             places.append(_Place(rec, off=rec.confidence >= _SURE))
     for place in places:
-        if not place.counts and not place.disputed and (not place.off or place.first.confidence >= _SURE):
+        if place.looked_at_grown:
             # No other candidate here read its card: one more look, through its own outline grown
             # a little (candidates split out of a pile often lie a pixel or two inside the card,
             # and the index in its corner is then read short of clear; grown, it is read again,
-            # and seldom the same way when the first read was wrong). A place well off another
-            # (``off``) gets one only if its read is sure: a lone index short of clear there may
-            # be seen through a wrong outline, and grown it reads the same (anglo's JS at 0.65,
-            # 29 px off the 5S under it), while the 2.8 px outline of the project's KH, read at
-            # 0.8, was off only because a 3C read first through an outline 29 px off its own.
+            # and seldom the same way when the first read was wrong).
             place.second_look(read_grown(place.first.corners))
     places += _glimpsed_places(places, glimpses, early_witnesses, read_grown)
     return [p.first for p in places if p.counts]
@@ -784,12 +790,12 @@ def _glimpsed_places(
     confirmed, as any place short of sure). kde:standard's courts at 720p: outlines split out of
     a pile a pixel inside the card see the index against their edge, and read it only grown."""
     for place in places:
-        if place.counts or place.disputed or (place.off and place.first.confidence < _SURE):
+        if not place.looked_at_grown:
             continue
         seen_here = [g for g in glimpses if g.glimpse == place.first.card and _at_place(g, place.first.corners)]
         for glimpse in seen_here[:_GLIMPSE_LOOKS]:
             place.second_look(read_grown(glimpse.corners))
-            if place.counts or place.disputed:
+            if not place.looked_at_grown:
                 break
     elsewhere = [g for g in glimpses if not any(_covered(g.corners, p.first.corners) for p in places)]
     new: list[_Place] = []

@@ -110,3 +110,7 @@ def test_a_rank_beside_a_pictures_corner_is_also_read_alone():
     assert alone is not None and alone[0][2] <= 29 and alone[1][1] >= 46, alone[:2]
     boxes = [found[:2] for found in _index_glyphs(np.zeros((157, 72, 3), np.uint8), corner)]
     assert alone[:2] in boxes  # one of the ways the corner is read
+    ink[:, 30:] = 0  # no frame beside the K: the rank alone is the plain index, not looked at twice
+    corner = _corner(ink)
+    assert _index_in(corner[3], corner[1], corner[0]) is not None
+    assert _index_in(corner[3], corner[1], corner[0], alone=True) is None
