@@ -1,0 +1,49 @@
+"""The training pipeline end to end, on a tiny model for a few steps: the data generator, the
+targets, the loss, checkpoints and resuming, and the export that the table loads.
+
+Needs the training extra (``pip install -e '.[train]'``: PyTorch's CPU build); skipped without it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from vision.indices import IndexDetector  # noqa: E402
+from vision.training import synth  # noqa: E402
+from vision.training.train import parser, train  # noqa: E402
+
+
+def args(tmp_path, steps: int, **extra):
+    argv = ["--run", str(tmp_path / "run"), "--out", str(tmp_path / "tiny.onnx"), "--steps", str(steps)]
+    argv += ["--width", "8", "--batch", "4", "--workers", "0", "--threads", "1", "--seed", "3"]
+    argv += ["--checkpoint-every", "1000", "--log-every", "1000", "--lr", "0.01"]
+    for key, value in extra.items():
+        argv += [f"--{key.replace('_', '-')}", str(value)]
+    return parser().parse_args(argv)
+
+
+def test_a_tiny_model_learns_resumes_and_exports_a_model_the_table_loads(tmp_path):
+    first = train(args(tmp_path, 60, real_share=0.3))
+    assert first["steps"] == 60
+    assert first["last_loss"] < 0.9 * first["first_loss"], first
+    resumed = train(args(tmp_path, 65))
+    assert resumed["steps"] == 65  # went on from the checkpoint: five more steps, not sixty-five
+    detector = IndexDetector(tmp_path / "tiny.onnx")
+    maps = detector.maps(np.zeros((100, 130, 3), np.uint8))
+    assert maps.shape == (25, 25, 33)
+    assert isinstance(detector.detect(np.full((96, 96, 3), 128, np.uint8)), list)
+
+
+def test_synthetic_scenes_are_seeded_and_label_only_what_shows():
+    pool = synth.FacePool(np.random.default_rng(5), drawn=10)
+    one, labels = synth.scene(np.random.default_rng(9), pool)
+    pool_again = synth.FacePool(np.random.default_rng(5), drawn=10)
+    two, labels_again = synth.scene(np.random.default_rng(9), pool_again)
+    assert np.array_equal(one, two) and labels == labels_again
+    assert one.shape == (256, 256, 3) and one.dtype == np.uint8
+    for label in labels:
+        assert label.state in ("target", "ignore")
+        assert -40 < label.centre[0] < 296 and -40 < label.centre[1] < 296

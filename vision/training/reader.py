@@ -1,0 +1,297 @@
+"""The index reader: a small classifier of upright index crops (PyTorch, for training only), and
+its training, ``python -m vision.training.reader`` (see ``--help``).
+
+The detector finds indices, their size and which way is up; the reader reads each one from a
+crop cut upright (:func:`vision.index_crops.upright_crop`), where a glyph's shape no longer
+depends on how the card lies. It also says when a crop is no index at all (class ``N``: a pip, a
+picture, a texture, an index upside down), a second opinion against phantoms. Input (N, 3, 40,
+32) in [0, 1]; output 15 rank logits (the detector's 14 and ``N``) and 6 suit logits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.data import DataLoader, IterableDataset
+
+from vision.index_crops import CROP_H, CROP_W, upright_crop
+from vision.training import synth
+from vision.training.targets import RANKS, SUITS, rank_class, suit_class
+
+log = logging.getLogger("vision.training")
+
+NONE = len(RANKS)  # the rank class of a crop that is no index
+READER_RANKS = len(RANKS) + 1
+
+
+def conv_bn(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class ReaderNet(nn.Module):
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.body = nn.Sequential(
+            conv_bn(3, w), conv_bn(w, w), nn.MaxPool2d(2),
+            conv_bn(w, 2 * w), conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),
+            conv_bn(2 * w, 4 * w), conv_bn(4 * w, 4 * w), nn.MaxPool2d(2),
+        )  # fmt: skip
+        self.head = nn.Sequential(
+            nn.Flatten(), nn.Linear(4 * w * (CROP_H // 8) * (CROP_W // 8), 128), nn.ReLU(inplace=True),
+            nn.Linear(128, READER_RANKS + len(SUITS)),
+        )  # fmt: skip
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+def _jittered(rng: np.random.Generator, label: synth.IndexLabel, turn: float = 0.0) -> tuple:
+    """A label's centre, height and angle as a detector would give them: a little off."""
+    h = label.height * rng.uniform(0.85, 1.18)
+    cx = label.centre[0] + rng.normal(0, 0.08) * label.height
+    cy = label.centre[1] + rng.normal(0, 0.08) * label.height
+    return (cx, cy), h, (label.angle_deg + turn + rng.normal(0, 8)) % 360
+
+
+KNOWN, EITHER, NEITHER = 0, 1, 2  # a pair's first crop is the upright one / one of the two is / neither is an index
+
+
+def _pair(image: np.ndarray, centre, h: float, angle: float) -> np.ndarray:
+    """The crop at ``angle`` and the crop turned half a turn, as one (2, H, W, 3) array."""
+    return np.stack([upright_crop(image, centre, h, angle), upright_crop(image, centre, h, angle + 180)])
+
+
+def scene_pairs(rng: np.random.Generator, image: np.ndarray, labels: list[synth.IndexLabel]) -> list[tuple]:
+    """(pair, rank class, suit class, kind) from one scene: every clearly visible index upright
+    and upside down (no index), and crops off every index (no index either way)."""
+    out = []
+    targets = [label for label in labels if label.state == "target"]
+    for label in targets:
+        centre, h, angle = _jittered(rng, label)
+        out.append((_pair(image, centre, h, angle), rank_class(label.card), suit_class(label.card), KNOWN))
+    heights = [label.height for label in labels] or [25.0]
+    size = image.shape[0]
+    for _ in range(max(1, len(targets) // 2)):
+        point = rng.uniform(0, size, 2)
+        h = float(rng.choice(heights)) * rng.uniform(0.8, 1.25)
+        if any(math.dist(point, label.centre) < 0.7 * label.height for label in labels):
+            continue
+        out.append((_pair(image, tuple(point), h, rng.uniform(0, 360)), NONE, 0, NEITHER))
+    return out
+
+
+def real_pairs(rng: np.random.Generator, image: np.ndarray, found: list[tuple]) -> list[tuple]:
+    """Pairs from a training photo: each labelled index where the detector found it, at the up
+    direction the detector gave (which may be half a turn off: the loss takes either way)."""
+    out = []
+    for card, (cx, cy), h, up in found:
+        centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
+        pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6))
+        out.append((_shaken(rng, pair), rank_class(card), suit_class(card), EITHER))
+    return out
+
+
+def _shaken(rng: np.random.Generator, pair: np.ndarray) -> np.ndarray:
+    """Light, blur and noise, as a camera varies them."""
+    x = pair.astype(np.float32) * rng.uniform(0.7, 1.2, 3) + rng.uniform(-25, 25)
+    if rng.random() < 0.4:
+        x = np.stack([cv2.GaussianBlur(c, (0, 0), rng.uniform(0.3, 1.0)) for c in x])
+    x += rng.normal(0, rng.uniform(0, 8), x.shape)
+    if rng.random() < 0.2:
+        x = np.repeat(x.mean(axis=3, keepdims=True), 3, axis=3)  # grey
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
+    """For each training photo, its labelled indices the detector finds: (card, centre, height,
+    up direction). Worked out once per run (the run folder keeps it)."""
+    from vision.indices import IndexDetector, scale_for
+
+    detector = IndexDetector(detector_path, read_upright=False)
+    found: dict[str, list[tuple]] = {}
+    for photo in photos:
+        image = photo.image()
+        heights = [max(b[2] - b[0], b[3] - b[1]) for _, b in photo.boxes] or [40.0]
+        reads = detector.detect(image, scale_for(0.85 * float(np.median(heights))))
+        kept = []
+        for card, (x0, y0, x1, y1) in photo.boxes:
+            inside = [r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1]
+            if inside:
+                r = max(inside, key=lambda r: r.heat)
+                kept.append((str(card), r.centre, r.height, r.up_deg))
+        found[photo.name] = kept
+    return found
+
+
+class Crops(IterableDataset):
+    def __init__(self, seed: int, start_step: int, real: dict[str, list[tuple]], real_share: float) -> None:
+        self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
+
+    def __iter__(self):
+        from engine.cards import Card
+        from vision import photo_set
+
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.seed, self.start_step, info.id if info else 0, 7])
+        pool = synth.FacePool(rng)
+        photos = {p.name: p for p in photo_set.load()} if self.real else {}
+        names = sorted(n for n, f in self.real.items() if f)
+        images: dict[str, np.ndarray] = {}
+        while True:
+            if names and rng.random() < self.real_share:
+                name = names[int(rng.integers(len(names)))]
+                if name not in images:
+                    images[name] = photos[name].image()
+                found = [(Card.from_str(c), centre, h, up) for c, centre, h, up in self.real[name]]
+                pairs = real_pairs(rng, images[name], found)
+            else:
+                image, labels = synth.scene(rng, pool)
+                pairs = scene_pairs(rng, image, labels)
+            for pair, rank, suit, kind in pairs:
+                x = torch.from_numpy(np.ascontiguousarray(pair.transpose(0, 3, 1, 2))).float() / 255
+                yield x, rank, suit, kind
+
+
+def pair_loss(model: ReaderNet, x: torch.Tensor, rank: torch.Tensor, suit: torch.Tensor, kind: torch.Tensor):
+    """Each pair's loss: its upright crop read as its card and the other as no index (for a real
+    photo, whichever way round costs less), or both as no index."""
+    n = len(x)
+    out = model(x.flatten(0, 1)).view(n, 2, -1)
+    ranks, suits = out[..., :READER_RANKS], out[..., READER_RANKS:]
+    none = torch.full_like(rank, NONE)
+
+    def ce(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(logits, target, reduction="none")
+
+    is_index = kind != NEITHER
+    safe_suit = torch.where(is_index, suit, torch.zeros_like(suit))
+    first = ce(ranks[:, 0], rank) + ce(ranks[:, 1], none) + is_index * ce(suits[:, 0], safe_suit)
+    second = ce(ranks[:, 0], none) + ce(ranks[:, 1], rank) + is_index * ce(suits[:, 1], safe_suit)
+    loss = torch.where(kind == EITHER, torch.minimum(first, second), first)
+    upright = torch.where((kind == EITHER) & (second < first), 1, 0)
+    read = ranks[torch.arange(n), upright].argmax(1)
+    return loss.mean(), float((read == rank).float().mean())
+
+
+def train(args: argparse.Namespace) -> dict[str, float]:
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    run = Path(args.run)
+    run.mkdir(parents=True, exist_ok=True)
+    model = ReaderNet(args.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step = 0
+    checkpoint = run / "checkpoint.pt"
+    if checkpoint.is_file():
+        state = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step = state["step"]
+        log.info("resumed at step %d", step)
+    real: dict[str, list[tuple]] = {}
+    if args.real_share > 0:
+        real = _detector_finds(run, Path(args.detector))
+    data = DataLoader(Crops(args.seed, step, real, args.real_share), batch_size=args.batch, num_workers=args.workers)
+    started, first_step, seen, right = time.monotonic(), step, [], []
+    for x, rank, suit, kind in data:
+        if step >= args.steps:
+            break
+        for group in opt.param_groups:
+            group["lr"] = args.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps)))
+        loss, accuracy = pair_loss(model, x, rank, suit, kind)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        seen.append(float(loss.detach()))
+        right.append(accuracy)
+        if step % args.log_every == 0:
+            rate = (step - first_step) * args.batch / max(1e-6, time.monotonic() - started)
+            recent = slice(-args.log_every, None)
+            log.info("step %d loss %.3f rank right %.3f (%.0f crops/s)", step, np.mean(seen[recent]),
+                     np.mean(right[recent]), rate)  # fmt: skip
+        if step % args.checkpoint_every == 0:
+            _save(model, opt, step, checkpoint, args)
+    _save(model, opt, step, checkpoint, args)
+    tenth = max(1, len(seen) // 10)
+    return {
+        "steps": step,
+        "first_loss": float(np.mean(seen[:tenth] or [0])),
+        "last_loss": float(np.mean(seen[-tenth:] or [0])),
+    }
+
+
+def _detector_finds(run: Path, detector: Path) -> dict[str, list[tuple]]:
+    from vision import photo_set
+
+    cache = run / "real_indices.json"
+    if cache.is_file():
+        return {k: [tuple(v) for v in vs] for k, vs in json.loads(cache.read_text()).items()}
+    try:
+        train_half, _ = photo_set.split(photo_set.load())
+    except photo_set.PhotoSetError as e:
+        log.warning("the reader learns from synthetic crops only: %s", e)
+        return {}
+    found = detector_finds(detector, train_half)
+    cache.write_text(json.dumps(found))
+    log.info("%d indices of %d training photos found by the detector", sum(map(len, found.values())), len(found))
+    return found
+
+
+def export(model: ReaderNet, path: Path) -> None:
+    model.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    torch.onnx.export(
+        model, (torch.zeros(1, 3, CROP_H, CROP_W),), str(tmp), input_names=["crops"], output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=11, do_constant_folding=True, dynamo=False,
+    )  # fmt: skip
+    tmp.replace(path)
+    model.train()
+
+
+def _save(model: ReaderNet, opt: torch.optim.Optimizer, step: int, checkpoint: Path, args: argparse.Namespace) -> None:
+    tmp = checkpoint.with_suffix(".tmp")
+    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "args": vars(args)}, tmp)
+    tmp.replace(checkpoint)
+    if args.out:
+        export(model, Path(args.out))
+    log.info("checkpoint at step %d", step)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m vision.training.reader", description=__doc__)
+    p.add_argument("--run", default="runs/reader", help="run folder: checkpoint (resumes from it)")
+    p.add_argument("--out", default="vision/models/reader.onnx", help="the exported model")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--steps", type=int, default=6000)
+    p.add_argument("--batch", type=int, default=64, help="pairs of crops per step")
+    p.add_argument("--width", type=int, default=16)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
+    p.add_argument("--detector", default="vision/models/indices.onnx", help="finds the photos' indices' up direction")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--log-every", type=int, default=100)
+    p.add_argument("--checkpoint-every", type=int, default=500)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    print(json.dumps(train(parser().parse_args(argv))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""Train the index detector: ``python -m vision.training.train`` (see ``--help``).
+
+Seeded and resumable: every ``--checkpoint-every`` steps the model, the optimiser and the step
+are saved in the run folder, and a run started again with the same folder goes on from there
+(the data's random streams are seeded by the seed and the step, so a resumed run draws new
+scenes, not the first ones again). At the end, and at every checkpoint, the model is exported
+to ONNX (``--out``), which is all the table ever loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, IterableDataset
+
+from vision import photo_set as photos
+from vision.training import synth
+from vision.training.faces import enrolled_faces
+from vision.training.model import IndexNet
+from vision.training.targets import RANKS, SUITS, Mark, build
+
+log = logging.getLogger("vision.training")
+
+SIZE = 256
+
+
+class Scenes(IterableDataset):
+    """An endless stream of (image, targets): synthetic scenes and crops of the training photos."""
+
+    def __init__(
+        self, seed: int, start_step: int, real_share: float, synthetic_only: bool = False, faces: tuple[str, ...] = ()
+    ) -> None:
+        self.seed, self.start_step, self.real_share = seed, start_step, real_share
+        self.synthetic_only = synthetic_only
+        self.faces = faces
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        worker = info.id if info else 0
+        rng = np.random.default_rng([self.seed, self.start_step, worker])
+        extra = {folder: enrolled_faces(Path(folder)) for folder in self.faces}
+        pool = synth.FacePool(rng, extra=extra)
+        train: list[photos.Photo] = []
+        images: dict[str, np.ndarray] = {}
+        if not self.synthetic_only and self.real_share > 0:
+            try:
+                train, _ = photos.split(photos.load())
+            except photos.PhotoSetError as e:
+                log.warning("training on synthetic scenes only: %s", e)
+        while True:
+            if train and rng.random() < self.real_share:
+                photo = train[int(rng.integers(len(train)))]
+                if photo.name not in images:
+                    images[photo.name] = photo.image()
+                image, marks = _real(rng, photo, images[photo.name])
+            else:
+                image, labels = synth.scene(rng, pool, SIZE)
+                marks = [_mark(label) for label in labels]
+            t = build(marks, SIZE)
+            x = torch.from_numpy(np.ascontiguousarray(image.transpose(2, 0, 1))).float() / 255
+            yield x, {k: torch.from_numpy(getattr(t, k)) for k in t.__dataclass_fields__}
+
+
+def _mark(label: synth.IndexLabel) -> Mark:
+    return Mark(
+        label.centre, label.height, label.card, label.state == "target", label.height, label.width, label.angle_deg
+    )
+
+
+def _real(rng: np.random.Generator, photo: photos.Photo, image: np.ndarray) -> tuple[np.ndarray, list[Mark]]:
+    crop, found = photos.training_crop(rng, photo, image, SIZE)
+    crop = synth._camera(rng, crop.astype(np.float32) * rng.uniform(0.85, 1.15, 3))
+    return crop, [Mark(centre, size, card, whole) for centre, size, card, whole in found]
+
+
+def losses(out: torch.Tensor, t: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    heat = out[:, :1]
+    p = torch.sigmoid(heat).clamp(1e-4, 1 - 1e-4)
+    pos = (t["heat"] >= 1).float()
+    weight = torch.maximum(t["heat_weight"], pos)
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - t["heat"]) ** 4 * (1 - pos)
+    n = pos.sum().clamp(min=1)
+    focal = ((pos_loss + neg_loss) * weight).sum() / n
+    b, c, h, w = out.shape
+    valid = t["valid"] > 0
+    r0, s0 = 1, 1 + len(RANKS)
+    g0 = s0 + len(SUITS)
+    flat = out.flatten(2)
+    y, x = t["cells"] // w, t["cells"] % w
+    rank = suit = out.sum() * 0
+    # The rank and suit are taught at the centre's cell and its eight neighbours: nine times the
+    # examples for the glyphs' shapes, and a read that holds a cell off the heat map's peak.
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            cells = ((y + dy).clamp(0, h - 1) * w + (x + dx).clamp(0, w - 1))[:, None, :].expand(b, c, -1)
+            at = flat.gather(2, cells).permute(0, 2, 1)[valid]  # (N, C)
+            if len(at):
+                rank = rank + F.cross_entropy(at[:, r0:s0], t["rank"][valid]) / 9
+                suit = suit + F.cross_entropy(at[:, s0:g0], t["suit"][valid]) / 9
+    centre = flat.gather(2, t["cells"][:, None, :].expand(b, c, -1)).permute(0, 2, 1)
+    geo = t["has_geometry"] > 0
+    geometry = F.l1_loss(centre[geo][:, g0:], t["geometry"][geo]) if geo.any() else out.sum() * 0
+    return {"heat": focal, "rank": rank, "suit": suit, "geometry": geometry}
+
+
+def export(model: IndexNet, path: Path) -> None:
+    """The model as ONNX (batch norm folded, any input size divisible by 16)."""
+    model.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, SIZE, SIZE)
+    tmp = path.with_suffix(".tmp")
+    torch.onnx.export(
+        model,
+        (dummy,),
+        str(tmp),
+        input_names=["image"],
+        output_names=["maps"],
+        dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "h4", 3: "w4"}},
+        opset_version=11,
+        do_constant_folding=True,
+        dynamo=False,
+    )
+    tmp.replace(path)
+    model.train()
+
+
+def train(args: argparse.Namespace) -> dict[str, float]:
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    run = Path(args.run)
+    run.mkdir(parents=True, exist_ok=True)
+    model = IndexNet(args.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step = 0
+    checkpoint = run / "checkpoint.pt"
+    if checkpoint.is_file():
+        state = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step = state["step"]
+        log.info("resumed at step %d", step)
+    data = DataLoader(
+        Scenes(args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces)),
+        batch_size=args.batch,
+        num_workers=args.workers,
+    )
+    started, first_step = time.monotonic(), step
+    history: dict[str, float] = {}
+    smooth: dict[str, float] = {}
+    losses_seen: list[float] = []
+    for x, t in data:
+        if step >= args.steps or (args.minutes and time.monotonic() - started > 60 * args.minutes):
+            break
+        for group in opt.param_groups:
+            group["lr"] = args.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps)))
+        parts = losses(model(x), t)
+        loss = parts["heat"] + 2 * (parts["rank"] + parts["suit"]) + 0.5 * parts["geometry"]
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        for k, v in {"loss": loss, **parts}.items():
+            smooth[k] = 0.98 * smooth.get(k, float(v.detach())) + 0.02 * float(v.detach())
+        losses_seen.append(float(loss.detach()))
+        if step % args.log_every == 0:
+            rate = (step - first_step) * args.batch / max(1e-6, time.monotonic() - started)
+            log.info("step %d %s (%.1f samples/s)", step, " ".join(f"{k} {v:.3f}" for k, v in smooth.items()), rate)
+            (run / "progress.json").write_text(json.dumps({"step": step, **smooth}))
+        if step % args.checkpoint_every == 0:
+            _save(model, opt, step, checkpoint, args)
+    _save(model, opt, step, checkpoint, args)
+    tenth = max(1, len(losses_seen) // 10)
+    if losses_seen:  # the mean loss of this sitting's first and last tenth of steps
+        history["first_loss"] = float(np.mean(losses_seen[:tenth]))
+        history["last_loss"] = float(np.mean(losses_seen[-tenth:]))
+    history.update({"steps": step, **smooth})
+    return history
+
+
+def _save(model: IndexNet, opt: torch.optim.Optimizer, step: int, checkpoint: Path, args: argparse.Namespace) -> None:
+    tmp = checkpoint.with_suffix(".tmp")
+    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "args": vars(args)}, tmp)
+    tmp.replace(checkpoint)
+    if args.out:
+        export(model, Path(args.out))
+    log.info("checkpoint at step %d", step)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m vision.training.train", description=__doc__)
+    p.add_argument("--run", default="runs/indices", help="run folder: checkpoint and progress (resumes from it)")
+    p.add_argument("--out", default="vision/models/indices.onnx", help="the exported model")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--steps", type=int, default=8000, help="optimiser steps in all (the learning rate's schedule)")
+    p.add_argument("--minutes", type=float, default=0, help="stop this sitting after so many minutes (0: never)")
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--width", type=int, default=32)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--real-share", type=float, default=0.3, help="share of samples cut from the training photos")
+    p.add_argument("--synthetic-only", action="store_true")
+    p.add_argument("--faces", action="append", default=[], help="an enrolled deck's folder to draw faces from too")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--log-every", type=int, default=50)
+    p.add_argument("--checkpoint-every", type=int, default=500)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    args = parser().parse_args(argv)
+    print(json.dumps(train(args)))
+
+
+if __name__ == "__main__":
+    main()
