@@ -9,13 +9,14 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from engine.cards import CARDS, Card
 from simulators.camera import CardTruth, render
 from simulators.scenes import SceneStyle, random_scene, tilted_view
+from vision.cards import Recognition
 from vision.mat import MatLayout
-from vision.scan import Recognition
 
 TABLES = ("felt", "wood", "pale")
 
@@ -27,6 +28,7 @@ class Score:
     confusions: Counter[tuple[str, str]] = field(default_factory=Counter)  # (true card, read as)
     unknown: int = 0
     cards: int = 0  # face-up cards in the scenes
+    duplicates: int = 0  # reads of a card already read in the same scene
 
     @property
     def precision(self) -> float:
@@ -40,11 +42,17 @@ class Score:
     def add(self, found: list[Recognition], truth: list[CardTruth], label: str) -> None:
         face_up = [t for t in truth if t.face_up]
         self.cards += len(face_up)
+        matched: set[int] = set()
         for rec in found:
             if rec.card is None:
                 self.unknown += 1
-            elif any(t.card == rec.card and _near(rec, t) for t in face_up):
+                continue
+            mine = [k for k, t in enumerate(face_up) if t.card == rec.card and _near(rec, t)]
+            if mine and mine[0] not in matched:
+                matched.add(mine[0])
                 self.correct += 1
+            elif mine:
+                self.duplicates += 1  # the right card, named a second time
             else:
                 self.wrong.append(f"{label}: {rec.card} at {np.round(rec.center)}")
                 under = [t for t in face_up if _near(rec, t)]
@@ -52,8 +60,10 @@ class Score:
 
 
 def _near(rec: Recognition, truth: CardTruth) -> bool:
-    width = float(np.linalg.norm(truth.corners_px[1] - truth.corners_px[0]))
-    return bool(np.hypot(*np.subtract(rec.center, truth.centre_px)) < 0.35 * width + 4)
+    """The read lies on the card: an index it was read from (or its centre) inside the card's outline."""
+    outline = truth.corners_px.astype(np.float32)
+    points = rec.index_centres or (rec.center,)
+    return any(cv2.pointPolygonTest(outline, (float(x), float(y)), False) >= 0 for x, y in points)
 
 
 def scenes(

@@ -66,65 +66,67 @@ def bench_engine(
 @bench_app.command("vision")
 def bench_vision(
     frames: Annotated[int, typer.Option(min=2, help="Frames per speed case.")] = 12,
-    scenes: Annotated[int, typer.Option(min=1, help="Scenes per deck for accuracy (six cards each).")] = 30,
-    size: Annotated[str, typer.Option(help="Frame size for accuracy: 1280x720 or 1920x1080.")] = "1280x720",
-    budget: Annotated[
-        float | None,
-        typer.Option(min=0, help="The observer's work units per frame (default its own; 0: no budget)."),
-    ] = None,
+    scenes: Annotated[int, typer.Option(min=1, help="Rendered scenes per design (six cards each).")] = 30,
+    size: Annotated[str, typer.Option(help="Rendered frame size: 1280x720 or 1920x1080.")] = "1280x720",
     seed: Annotated[
         list[int] | None,
-        typer.Option(help="Seed of the accuracy scenes; repeat it to score over several (default 11)."),
+        typer.Option(help="Seed of the rendered scenes; repeat it to score over several (default 11)."),
     ] = None,
-    templates: Annotated[
-        list[str] | None,
-        typer.Option(help="Readers to score: generic, enrolled, project; repeat it (default all)."),
-    ] = None,
+    real: Annotated[bool, typer.Option(help="Score the real photographs' validation half (--no-real: skip).")] = True,
+    rendered: Annotated[bool, typer.Option(help="Score rendered scenes (--no-rendered: skip).")] = True,
     speed: Annotated[bool, typer.Option(help="Time the frames (--no-speed: accuracy only).")] = True,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Per-frame time (single thread) and accuracy per deck on rendered scenes."""
-    from rich.table import Table
-
-    from benchmarks.vision import TEMPLATES, accuracy_figures, speed_figures
+    """The card reader's accuracy on real photographs and rendered scenes; per-frame time."""
+    from benchmarks.vision import real_figures, rendered_figures, speed_figures
+    from vision.photo_set import PhotoSetError
 
     if size not in ("1280x720", "1920x1080"):
         fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
-    unknown = sorted(set(templates or ()) - set(TEMPLATES))
-    if unknown:
-        fail(f"unknown templates {', '.join(unknown)} (use {', '.join(TEMPLATES)})")
     width, height = (int(v) for v in size.split("x"))
     seeds = tuple(seed or (11,))
+    figures: list[Any] = []
     timings: list[SpeedFigure] = []
+    status = (lambda text: console.status(text, spinner="dots")) if not as_json else (lambda text: nullcontext())
+    if real:
+        with status("reading the real photographs' validation half..."):
+            try:
+                figures += real_figures()
+            except PhotoSetError as exc:
+                fail(f"{exc} (or run with --no-real)")
+    if rendered:
+        with status("reading rendered scenes..."):
+            figures += rendered_figures(scenes, (width, height), seeds)
     if speed:
-        with console.status("timing frames...", spinner="dots") if not as_json else nullcontext():
-            timings = speed_figures(frames) if budget is None else speed_figures(frames, budget=budget or None)
-    with console.status("reading scenes...", spinner="dots") if not as_json else nullcontext():
-        accuracy = accuracy_figures(scenes, (width, height), seeds, tuple(templates or TEMPLATES))
+        with status("timing frames..."):
+            timings = speed_figures(frames)
     if as_json:
-        doc = {"speed": [f.to_json() for f in timings], "accuracy": [f.to_json() for f in accuracy]}
+        doc = {"speed": [f.to_json() for f in timings], "accuracy": [f.to_json() for f in figures]}
         sys.stdout.write(json.dumps(doc) + "\n")
         return
+    if figures:
+        _print_accuracy(figures)
     if timings:
         _print_speed(timings)
-    seeds_text = ", ".join(str(s) for s in seeds)
-    title = f"Vision: accuracy on rendered scenes at {size} (six cards each, one face down), seeds {seeds_text}"
-    table = Table(title=title)
-    for column in ("deck", "templates", "cards", "correct", "precision", "recall", "wrong", "unknown", "confusions"):
+
+
+def _print_accuracy(figures: list[Any]) -> None:
+    from rich.table import Table
+
+    table = Table(title="Vision: cards read (real photographs: the validation half; rendered: per design)")
+    for column in ("source", "size", "cards", "right", "wrong", "unknown", "precision", "recall", "confusions"):
         table.add_column(column, justify="right")
-    for a in accuracy:
-        s = a.score
-        confusions = ", ".join(f"{t}->{r} x{n}" for (t, r), n in s.confusions.most_common(4)) or "-"
+    for f in figures:
         table.add_row(
-            a.deck,
-            a.templates,
-            str(s.cards),
-            str(s.correct),
-            f"{s.precision:.2%}",
-            f"{s.recall:.2%}",
-            str(len(s.wrong)),
-            str(s.unknown),
-            confusions,
+            f.source,
+            f.size,
+            str(f.cards),
+            str(f.right),
+            str(f.wrong),
+            str(f.unknown),
+            f"{f.precision:.2%}",
+            f"{f.recall:.2%}",
+            ", ".join(f.confusions[:4]) or "-",
         )
     console.print(table)
 
@@ -132,28 +134,13 @@ def bench_vision(
 def _print_speed(timings: list[SpeedFigure]) -> None:
     from rich.table import Table
 
-    # Wall-clock time, and the thread's CPU time (the work itself, without waits for a core).
-    table = Table(title="Vision: per-frame time, single thread (mat, detection, reading, zones)")
-    columns = (
-        "frame",
-        "cards",
-        "state",
-        "median ms",
-        "p95 ms",
-        "CPU median / p95 ms",
-        "of which reading ms",
-        "frames",
-        "frames to read",
-    )
-    for column in columns:
+    table = Table(title="Vision: per-frame time, single thread (mat, changes, detector, cards, zones)")
+    for column in ("frame", "cards", "state", "median ms", "p95 ms", "CPU median / p95 ms", "frames"):
         table.add_column(column, justify="right")
     for f in timings:
-        size_text = f"{f.size[0]}x{f.size[1]}"
-        median, p95, read = f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", f"{f.read_ms:.1f}"
-        # First sight: still frames until every card in view was read (median / most), under the budget.
-        to_read = "" if f.frames_to_read is None else f"{f.frames_to_read[0]:g} / {f.frames_to_read[1]}"
         cpu = f"{f.cpu_median_ms:.1f} / {f.cpu_p95_ms:.1f}"
-        table.add_row(size_text, str(f.cards), f.state, median, p95, cpu, read, str(f.frames), to_read)
+        size_text = f"{f.size[0]}x{f.size[1]}"
+        table.add_row(size_text, str(f.cards), f.state, f"{f.median_ms:.1f}", f"{f.p95_ms:.1f}", cpu, str(f.frames))
     console.print(table)
 
 

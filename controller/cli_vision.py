@@ -33,25 +33,21 @@ def mat(
 def vision_scan(
     images: Annotated[list[Path], typer.Argument(help="Photos or frames of cards on a table.")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per image.")] = False,
-    deck: Annotated[
-        str | None,
-        typer.Option(
-            help="Add one deck's own templates behind the generic reader: project, kde:standard, kde:nicu-white, "
-            "aisleriot:anglo, or an enrolled deck's folder (default: the generic reader alone, any ordinary deck)."
-        ),
-    ] = None,
 ) -> None:
     """Find and read every face-up card in each image (coordinates in image pixels)."""
     import cv2
 
-    from vision.scan import recognise
+    from vision.indices import ModelError
+    from vision.scan import scan
 
-    reader = _reader(deck)
     for path in images:
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
         if frame is None:
             fail(f"cannot read {path}: {'not an image' if path.is_file() else 'no such file'}")
-        found = [r for r in recognise(frame, reader) if r.card is not None]
+        try:
+            found = [r for r in scan(frame) if r.card is not None]
+        except ModelError as exc:
+            fail(str(exc))
         if as_json:
             doc = {"image": str(path), "cards": [r.to_json() for r in found]}
             sys.stdout.write(json.dumps(doc) + "\n")
@@ -60,12 +56,28 @@ def vision_scan(
             console.print(f"{path}: {listing}", highlight=False)
 
 
+@vision_app.command("check")
+def vision_check(
+    deck: Annotated[Path, typer.Option(help="An enrolled deck's folder (croupier vision enroll).")],
+) -> None:
+    """How well the reader reads an enrolled deck: each face laid on a plain table and read."""
+    from vision.enrol import EnrolError, check_deck
+
+    try:
+        results = check_deck(deck)
+    except EnrolError as exc:
+        fail(str(exc))
+    missed = [f"{card} (read {read or 'nothing'})" for card, read in results if read != card]
+    console.print(f"{len(results) - len(missed)} of {len(results)} cards of {deck} read right", highlight=False)
+    if missed:
+        console.print("not read right: " + ", ".join(missed), highlight=False)
+
+
 @vision_app.command("watch")
 def vision_watch(
     source: Annotated[str, typer.Argument(help="picamera2, uvc:N, file:VIDEO, folder:IMAGES, or sim (a demo trick).")],
     seats: Annotated[int, typer.Option(help="Seats on the mat: 4 or 6.")] = 4,
     size: Annotated[str, typer.Option(help="The mat's sheet: a2 or a3.")] = "a2",
-    deck: Annotated[str | None, typer.Option(help="Add one deck's own templates (see `vision scan`).")] = None,
     frames: Annotated[int | None, typer.Option(min=1, help="Stop after this many frames.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per event.")] = False,
 ) -> None:
@@ -79,7 +91,7 @@ def vision_watch(
         layout = MatLayout.create(seats, size.lower())
     except MatError as exc:
         fail(str(exc))
-    observer = Observer(layout, _reader(deck))
+    observer = Observer(layout)
     tracker = Tracker([z.name for z in layout.zones if z.seat is not None])
     try:
         camera = _open_camera(source, layout)
@@ -123,23 +135,12 @@ def _open_camera(spec: str, layout: Any) -> Any:
     return SimulatedCamera(view, trick_scenes(rng, layout, played, look, still_frames=6, gathered_frames=8))
 
 
-def _reader(deck: str | None) -> Any:
-    """The generic reader (no deck given), or it with a deck's own index templates behind it
-    (controller/readers.py)."""
-    from controller.readers import ReaderError, reader_for
-
-    try:
-        return reader_for(deck)
-    except ReaderError as exc:
-        fail(str(exc))
-
-
 PACK_NAMES = ("standard-52", "with-jokers-54", "poley-22", "fifty-six-48")
 
 
 @vision_app.command("enroll")
 def vision_enroll(
-    out: Annotated[Path, typer.Option(help="The deck folder to write (use it as --deck FOLDER).")],
+    out: Annotated[Path, typer.Option(help="The deck folder to write (croupier vision check --deck FOLDER).")],
     photos: Annotated[
         Path | None, typer.Argument(help="A folder of photos, one card each, named by code: QS.jpg, TH.png.")
     ] = None,
@@ -159,8 +160,8 @@ def vision_enroll(
     ] = "project",
     only: Annotated[str | None, typer.Option(hidden=True, help="Tests: only these codes of the pack.")] = None,
 ) -> None:
-    """Teach the reader a deck's own indices: from one photo of each card, or (--source) by showing
-    each card to the camera in turn."""
+    """Record a deck's own faces (to check the reader on, or to train it with): from one photo of
+    each card, or (--source) by showing each card to the camera in turn."""
     if (photos is None) == (source is None):
         fail("give either a folder of PHOTOS or --source CAMERA (not both)")
     if photos is not None:
@@ -177,7 +178,10 @@ def _enrol_photos(photos: Path, out: Path) -> None:
         enrolled = enrol_folder(photos, out)
     except EnrolError as exc:
         fail(str(exc))
-    console.print(f"{len(enrolled)} cards enrolled into {out}: use --deck {out}", highlight=False)
+    console.print(
+        f"{len(enrolled)} cards enrolled into {out}: check them with croupier vision check --deck {out}",
+        highlight=False,
+    )
 
 
 def _enrol_live(
@@ -266,7 +270,11 @@ def _teller(camera: Any) -> Any:
         elif isinstance(event, Refused):
             console.print(f"  [red]{event.message}[/red] (take it away first)", highlight=False)
         elif isinstance(event, Finished):
-            console.print(f"{event.total} cards enrolled into {event.deck}: use --deck {event.deck}", highlight=False)
+            console.print(
+                f"{event.total} cards enrolled into {event.deck}: "
+                f"check them with croupier vision check --deck {event.deck}",
+                highlight=False,
+            )
 
     return tell
 

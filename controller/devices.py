@@ -5,10 +5,9 @@ default game's pack), ``none`` (deals are shuffled here or entered on the page),
 device or pyserial URL (``/dev/ttyACM0``, ``socket://10.0.0.5:7001``).
 ``[camera] source``: ``sim`` (rendered frames of a table top nobody plays on: the camera runs, the
 table is not held), ``none`` (plays are entered on the page), or a source as ``croupier vision
-watch`` takes it (``picamera2``, ``uvc:0``, ``file:clip.mp4``, ``folder:dir``); ``[camera] deck``:
-unset, the generic reader (any ordinary deck); or ``project``, a Debian design, or the folder of a
-deck enrolled with ``croupier vision enroll`` (the simulated camera shows the project's faces, so
-it reads them with their own templates unless told otherwise).
+watch`` takes it (``picamera2``, ``uvc:0``, ``file:clip.mp4``, ``folder:dir``); ``[camera] model``:
+unset, the card reader shipped with the table; or an ONNX file retrained with
+``python -m vision.training.train`` (docs/vision.md).
 ``[panel]``: gpiozero's mock pins by default, the Pi's with ``pin_factory = "lgpio"``.
 """
 
@@ -22,13 +21,13 @@ import numpy as np
 
 from controller.dealer_service import DealerService
 from controller.live import LiveTable
-from controller.readers import ReaderError, reader_for
 from controller.runtime import Runtime
 from controller.settings import Settings
 from engine.games import get_game
 from firmware_bridge.errors import LinkLost
 from firmware_bridge.link import Link
 from hardware.panel import Panel
+from vision.indices import IndexDetector, ModelError
 from vision.mat import MatLayout
 from vision.observe import Observer
 from vision.service import VisionService
@@ -89,10 +88,10 @@ def _camera(settings: Settings) -> VisionService | None:
         except SourceError as exc:
             raise DeviceError(f"the camera {source_spec!r}: {exc}") from None
     try:
-        reader = reader_for(settings.camera.deck if settings.camera.deck or source_spec != "sim" else "project")
-    except ReaderError as exc:
-        raise DeviceError(f"the camera's deck {settings.camera.deck!r}: {exc}") from None
-    observer = Observer(layout, reader)
+        detector = IndexDetector(settings.camera.model)
+    except ModelError as exc:
+        raise DeviceError(f"the camera's card reader: {exc}") from None
+    observer = Observer(layout, detector)
     seats = [z.name for z in layout.zones if z.seat is not None]
     return VisionService(source, observer, Tracker(seats))
 

@@ -36,7 +36,9 @@ class DealerSettings(_Section):
 
 class CameraSettings(_Section):
     source: str = "sim"  # "sim", "none", "picamera2", "uvc:0", "file:clip.mp4"
-    deck: str | None = None  # None: the generic reader; "project", a design, or an enrolled deck's folder
+    model: Path | None = (
+        None  # None: the card reader shipped in vision/models; or a retrained indices.onnx (reader.onnx beside it)
+    )
     width: int = Field(default=1280, gt=0)
     height: int = Field(default=720, gt=0)
 

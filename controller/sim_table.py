@@ -98,14 +98,10 @@ class SimulatedTableRig:
     # --- life ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        from controller.readers import reader_for
-
         self.machine.__enter__()
         dealer = DealerService(self.machine.link, rng=random.Random(self.rng.getrandbits(64)))
         seats = [z.name for z in self.layout.zones if z.seat is not None and z.seat < self.players]
-        # The simulated cards are the project's faces: the table reads them as a table that has
-        # enrolled its deck would (the generic reader is for decks nobody enrolled).
-        observer = Observer(self.layout, reader_for("project"))
+        observer = Observer(self.layout)
         vision = VisionService(self.camera, observer, Tracker(seats))
         operator = SimulatedOperator(self.machine.firmware)  # does what each fault's remedy says
         self.live = LiveTable(self.runtime, dealer, vision, None, operator)

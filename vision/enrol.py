@@ -1,10 +1,12 @@
-"""Enrolment: teaching the reader a deck's own faces from one photo of each card.
+"""Enrolment: a deck's own faces, from one photo of each card.
 
 A photo named by the card's code (``QS.jpg``, ``TH.png``, ``BJ.png``) shows that card alone, face
-up, anywhere in the frame; the card is found, warped upright and kept as that deck's face. The
-faces of a deck are a folder of ``CODE.png`` files, which :func:`load_deck` reads back for
-:meth:`vision.classify.IndexTemplates.from_faces`. The guided version, card by card from the
-live camera, is :mod:`vision.enrol_live`; it writes the same folders.
+up, anywhere in the frame; the card is found by its two corner indices, warped upright and kept
+as that deck's face. The faces of a deck are a folder of ``CODE.png`` files, which
+:func:`load_deck` reads back: ``croupier vision check --deck FOLDER`` tells how well the reader
+reads them, and the training (``python -m vision.training.train --faces FOLDER``) learns from
+them. The guided version, card by card from the live camera, is :mod:`vision.enrol_live`; it
+writes the same folders.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, find_cards, warp_card
+from vision.card_image import cards_in_view, upright_face, whole
 from vision.sources import IMAGE_SUFFIXES
 
 log = logging.getLogger(__name__)
@@ -28,12 +30,11 @@ class EnrolError(ValueError):
 
 def face_from_photo(photo: np.ndarray, card: Card) -> np.ndarray:
     """The one card in ``photo``, upright at the canonical size."""
-    found = find_cards(photo)
-    singles = [q for q in found if q.single]
-    if len(singles) != 1 or len(found) != 1:
-        raise EnrolError(f"{card}: the photo must show exactly one card on its own, it shows {len(found)}")
-    p = CANONICAL_PAD
-    return warp_card(photo, singles[0])[p : p + CANONICAL_H, p : p + CANONICAL_W].copy()
+    found = cards_in_view(photo)
+    if len(found) != 1 or not whole(found[0]):
+        shows = "one card partly hidden" if len(found) == 1 else f"{len(found)}"
+        raise EnrolError(f"{card}: the photo must show exactly one card on its own, it shows {shows}")
+    return upright_face(photo, found[0])
 
 
 def _card_of(path: Path) -> Card:
@@ -72,3 +73,18 @@ def load_deck(folder: Path) -> list[tuple[Card, np.ndarray]]:
     if not faces:
         raise EnrolError(f"{folder}: not an enrolled deck (no CODE.png faces)")
     return faces
+
+
+def check_deck(folder: Path) -> list[tuple[Card, Card | None]]:
+    """Each enrolled face laid on a plain grey table with room around it, and what the reader
+    reads there: (card, card read or None)."""
+    from vision.scan import scan
+
+    results = []
+    for card, face in load_deck(folder):
+        h, w = face.shape[:2]
+        table = np.full((2 * h, 2 * w, 3), 90, np.uint8)
+        table[h // 2 : h // 2 + h, w // 2 : w // 2 + w] = face
+        read = [r.card for r in scan(table) if r.card is not None]
+        results.append((card, card if card in read else (read[0] if read else None)))
+    return results

@@ -29,7 +29,8 @@ import cv2
 import numpy as np
 
 from engine.cards import FIFTY_SIX_48, POLEY_22, STANDARD_52, WITH_JOKERS_54, Card, Suit
-from vision.detect import CANONICAL_H, CANONICAL_PAD, CANONICAL_W, CardQuad, find_cards, warp_card
+from vision.card_image import cards_in_view, upright_face, whole
+from vision.cards import Recognition
 from vision.enrol import EnrolError, load_deck
 from vision.sources import FrameSource, SourceError
 
@@ -187,12 +188,7 @@ def most_alike(face: np.ndarray, asked: Card, inks: dict[Card, np.ndarray]) -> C
 # --- the state machine -------------------------------------------------------------------
 
 
-def _face_of(frame: np.ndarray, quad: CardQuad) -> np.ndarray:
-    p = CANONICAL_PAD
-    return warp_card(frame, quad)[p : p + CANONICAL_H, p : p + CANONICAL_W].copy()
-
-
-def _same_place(a: CardQuad, b: CardQuad, tolerance_px: float) -> bool:
+def _same_place(a: Recognition, b: Recognition, tolerance_px: float) -> bool:
     """Corner by corner, allowing for the corners being listed from another start."""
     return any(float(np.abs(np.roll(a.corners, k, axis=0) - b.corners).max()) <= tolerance_px for k in range(4))
 
@@ -237,7 +233,7 @@ class Enrolment:
         self._still_frames, self._clear_frames, self._still_px = still_frames, clear_frames, still_px
         self._phase = _Phase.CLEARING
         self._run = 0  # consecutive frames of the current condition (still card, or clear mat)
-        self._last: CardQuad | None = None
+        self._last: Recognition | None = None
         self._since: float | None = None  # when the current wait began
 
     @property
@@ -250,7 +246,7 @@ class Enrolment:
             return None
         if self._since is None:
             self._since = now
-        found = find_cards(frame)
+        found = cards_in_view(frame)
         event = self._clearing(found) if self._phase is _Phase.CLEARING else self._waiting(frame, found)
         if event is not None:
             self._since = now
@@ -265,7 +261,7 @@ class Enrolment:
             return f"no card was shown still, alone, for {card.name()} ({card}) in {seconds}"
         return f"the mat was not cleared of cards in {seconds}"
 
-    def _clearing(self, found: list[CardQuad]) -> Event | None:
+    def _clearing(self, found: list[Recognition]) -> Event | None:
         self._run = 0 if found else self._run + 1
         if self._run < self._clear_frames:
             return None
@@ -276,9 +272,9 @@ class Enrolment:
         self._phase = _Phase.WAITING
         return Prompt(self.todo[0], self.done + 1, self.total)
 
-    def _waiting(self, frame: np.ndarray, found: list[CardQuad]) -> Event | None:
-        # Exactly one card, found on its own: a hand over it, or a second card, spoils the outline.
-        quad = found[0] if len(found) == 1 and found[0].single else None
+    def _waiting(self, frame: np.ndarray, found: list[Recognition]) -> Event | None:
+        # Exactly one card, both its indices in view: a hand over it, or a second card, spoils it.
+        quad = found[0] if len(found) == 1 and whole(found[0]) else None
         if quad is None:
             self._run, self._last = 0, None
             return None
@@ -287,7 +283,7 @@ class Enrolment:
         self._last = quad
         if self._run < self._still_frames:
             return None
-        return self._take(_face_of(frame, quad))
+        return self._take(upright_face(frame, quad))
 
     def _take(self, face: np.ndarray) -> Event:
         card = self.todo[0]

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 
 import cv2
 import numpy as np
-
-from vision.detect import grey_window
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +209,32 @@ def pose_from(found: dict[int, np.ndarray], layout: MatLayout) -> MatPose | None
 def _detect_scale(frame: np.ndarray) -> float:
     # Markers are large: found at most 960 pixels wide, four times faster than at 1920.
     return min(1.0, _DETECT_WIDTH / frame.shape[1])
+
+
+def grey_window(frame: np.ndarray, scale: float, window: tuple[int, int, int, int], interpolation: int) -> np.ndarray:
+    """The window (x0, y0, x1, y1, pixels at ``scale``) of the frame in grey at that scale,
+    made from the frame's pixels under it only: the same pixels as the window of the whole frame
+    made grey and resized, since the window is cut where a scaled pixel begins on a frame
+    pixel (the resize's taps then fall alike) and the frame's own edges are where they were."""
+    x0, y0, x1, y1 = window
+    if scale >= 1.0:
+        crop = frame[y0:y1, x0:x1]
+        return crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    ratio = Fraction(scale).limit_denominator(64)
+    n, d = ratio.numerator, ratio.denominator
+    h, w = frame.shape[:2]
+    full_w, full_h = round(w * scale), round(h * scale)
+    # Aligned to whole steps of n scaled pixels (d frame pixels), or to the frame's edge.
+    ax0, ay0 = x0 - x0 % n, y0 - y0 % n
+    ax1, ay1 = min(full_w, x1 + (-x1) % n), min(full_h, y1 + (-y1) % n)
+    exact = float(ratio) == scale and full_w * d == w * n and full_h * d == h * n
+    if not exact:  # an unusual frame width: the whole frame, as before
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        return cv2.resize(grey, None, fx=scale, fy=scale, interpolation=interpolation)[y0:y1, x0:x1]
+    crop = frame[ay0 * d // n : ay1 * d // n, ax0 * d // n : ax1 * d // n]
+    grey = crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, (ax1 - ax0, ay1 - ay0), interpolation=interpolation)
+    return small[y0 - ay0 : y1 - ay0, x0 - ax0 : x1 - ax0]
 
 
 def _detect(

@@ -85,10 +85,14 @@ class VisionService:
     # --- from the table (any thread) -------------------------------------------------------
 
     def set_allowed(self, allowed: dict[int, set[Card]] | None) -> None:
-        """The cards each seat may still play (None: no prior). Reads outside it are ignored."""
+        """The cards each seat may still play (None: no prior). Reads outside it are ignored, and
+        the reader weighs only cards some seat may hold."""
         by_zone = None if allowed is None else {self._zone_of_seat[s]: set(c) for s, c in allowed.items()}
         with self._lock:
             self._allowed = by_zone
+        # The reader's prior: a card no seat can hold is no candidate (vision.cards). One new set,
+        # assigned at once: the capture thread sees the old one or this one.
+        self.observer.allowed = None if allowed is None else set().union(*allowed.values())
 
     def set_turn(self, seats: Sequence[int] | None) -> None:
         """The seats in the order they are due to play, the one to play first (None: unknown)."""

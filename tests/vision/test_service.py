@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from engine.cards import Card
 from simulators.camera import Scene, render
-from simulators.card_faces import all_faces
 from simulators.live_scene import SceneCamera, TableScene, WorldClock
 from simulators.scenes import tilted_view
-from vision.classify import IndexTemplates
+from vision.indices import IndexRead
 from vision.mat import MatLayout
 from vision.observe import Observer
+from vision.scan import default_detector
 from vision.service import SeatPlay, VisionService, ZonesCleared
 from vision.sources import SourceError
 from vision.tracker import Tracker
 
 LAYOUT = MatLayout.create(4, "a2")
-TEMPLATES = IndexTemplates.from_faces(all_faces())
 
 
 def _scene(seed: int = 1) -> TableScene:
@@ -52,7 +52,7 @@ class Recorder:
 
 def _service(source, recorder: Recorder, stall_s: float = 3.0) -> VisionService:  # type: ignore[no-untyped-def]
     seats = [z.name for z in LAYOUT.zones if z.seat is not None]
-    return VisionService(source, Observer(LAYOUT, TEMPLATES), Tracker(seats), recorder.event, recorder.healthy, stall_s)
+    return VisionService(source, Observer(LAYOUT), Tracker(seats), recorder.event, recorder.healthy, stall_s)
 
 
 def test_cards_put_down_become_seat_plays_and_a_refused_card_lets_the_seat_play_again():
@@ -150,19 +150,19 @@ def test_the_simulated_camera_renders_the_same_picture_while_nothing_moves():
 
 
 class FirstLookFails:
-    """A reader that cannot read anything the first time it is asked (a hand was leaving the
-    card), and reads properly after that."""
+    """A detector that finds indices but can read none of them the first time it is asked (a
+    hand was leaving the card), and reads properly after that."""
 
     def __init__(self) -> None:
+        self.inner = default_detector()
         self.calls = 0
 
-    def read(self, card: np.ndarray, body_visible: bool = True):  # type: ignore[no-untyped-def]
-        from vision.classify import CardRead
-
+    def detect(self, image: np.ndarray, scale: float = 1.0) -> list[IndexRead]:
         self.calls += 1
+        reads = self.inner.detect(image, scale)
         if self.calls == 1:
-            return CardRead(None, 0.0, "a hand over it")
-        return TEMPLATES.read(card, body_visible=body_visible)
+            return [replace(r, card=None, score=0.1, candidates=()) for r in reads]
+        return reads
 
 
 def test_a_card_left_unread_is_read_again_on_the_next_identical_frame():
@@ -180,24 +180,24 @@ def test_a_card_left_unread_is_read_again_on_the_next_identical_frame():
 
 def test_a_card_left_unread_under_a_hand_waits_for_the_hand_to_leave(monkeypatch):
     """A card whose zone has a hand over it is not read again until the zone is quiet (the tracker
-    ignores that zone meanwhile): no read, no card, the zone busy; then read once it has left."""
+    ignores that zone meanwhile); then it is read once the hand has left."""
     scene = _scene(5)
     scene.put_down(2, Card.from_str("9D"))
     frame, _ = render(scene.view, scene.scene_at(10.0))
-    reader = FirstLookFails()
-    observer = Observer(LAYOUT, reader)  # type: ignore[arg-type]
+    detector = FirstLookFails()
+    observer = Observer(LAYOUT, detector)  # type: ignore[arg-type]
     first = observer.observe(frame)
-    assert [o.card for o in first.cards] == [None] and reader.calls == 1
+    assert [o.card for o in first.cards] == [None] and detector.calls == 1
     zone = first.cards[0].zone
     assert zone is not None
     quiet = observer._busy_zones
-    monkeypatch.setattr(observer, "_busy_zones", lambda *a: (quiet(*a)[0] | {zone}, True))  # a hand over it
-    for _ in range(3):
+    monkeypatch.setattr(observer, "_busy_zones", lambda *a: quiet(*a) | {zone})  # a hand over it
+    for _ in range(5):
         held = observer.observe(frame.copy())
-        assert held.cards == () and zone in held.busy and reader.calls == 1
+        assert [o.card for o in held.cards] == [None] and zone in held.busy and detector.calls == 1
     monkeypatch.setattr(observer, "_busy_zones", quiet)  # the hand has gone
     again = observer.observe(frame.copy())
-    assert [o.card for o in again.cards] == [Card.from_str("9D")] and reader.calls == 2
+    assert [o.card for o in again.cards] == [Card.from_str("9D")] and detector.calls == 2
 
 
 class TurnSpy(Tracker):
@@ -215,7 +215,7 @@ class TurnSpy(Tracker):
 def test_the_referees_turn_order_reaches_the_tracker_as_zones():
     recorder = Recorder()
     spy = TurnSpy([z.name for z in LAYOUT.zones if z.seat is not None])
-    service = VisionService(SceneCamera(_scene(), speed=1000.0), Observer(LAYOUT, TEMPLATES), spy, recorder.event)
+    service = VisionService(SceneCamera(_scene(), speed=1000.0), Observer(LAYOUT), spy, recorder.event)
     service.set_turn([2, 3, 0, 1])
     service.start()
     try:

@@ -9,10 +9,8 @@ import pytest
 
 from engine.cards import card
 from simulators.camera import Arm, PlacedCard, Scene, SimulatedCamera
-from simulators.card_faces import all_faces
 from simulators.scenes import tilted_view, trick_scenes
 from tests.conftest import run_croupier
-from vision.classify import IndexTemplates
 from vision.mat import MatLayout
 from vision.observe import FrameObservation, Observed, Observer
 from vision.tracker import Tracker, TrackerSettings, TrickCleared
@@ -23,20 +21,15 @@ SETTINGS = TrackerSettings(stable_frames=3, clear_frames=4)
 LIGHT = {"light_falloff": 0.3, "light_angle": 1.0, "blur_sigma": 0.6, "noise_sigma": 3.0}
 
 
-@pytest.fixture(scope="module")
-def templates() -> IndexTemplates:
-    return IndexTemplates.from_faces(all_faces())
-
-
 def zone_centre(name: str) -> tuple[float, float]:
     zone = next(z for z in LAYOUT.zones if z.name == name)
     x0, y0, x1, y1 = zone.box_mm
     return ((x0 + x1) / 2, (y0 + y1) / 2)
 
 
-def run(scenes: list[Scene], templates: IndexTemplates, seed: int = 1, seen: list | None = None) -> list:
+def run(scenes: list[Scene], seed: int = 1, seen: list | None = None) -> list:
     view = tilted_view(np.random.default_rng(seed), (1280, 720), "wood", LAYOUT)
-    observer, tracker = Observer(LAYOUT, templates), Tracker(SEATS, SETTINGS)
+    observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
     events = []
     for frame in SimulatedCamera(view, scenes, seed=seed):
         observation = observer.observe(frame)
@@ -50,39 +43,39 @@ def scene(cards: list[PlacedCard], arms: tuple[Arm, ...] = ()) -> Scene:
     return Scene(cards=tuple(cards), arms=arms, **LIGHT)
 
 
-def test_a_whole_trick_gives_four_plays_in_order_then_one_clearing(templates):
+def test_a_whole_trick_gives_four_plays_in_order_then_one_clearing():
     plays = [card(c) for c in ("7H", "7D", "QS", "AH")]
     frames = trick_scenes(np.random.default_rng(5), LAYOUT, plays, scene([]))
-    events = run(frames, templates)
+    events = run(frames)
     assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True))
     assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
 
 
-def test_a_hand_passing_over_a_card_makes_no_second_event_and_no_clearing(templates):
+def test_a_hand_passing_over_a_card_makes_no_second_event_and_no_clearing():
     here = PlacedCard(card("KC"), zone_centre("seat 1"), 5)
     tip = (640.0, 600.0)
     arms = [Arm((640, 760), (tip[0] + dx, tip[1] - 40), 70) for dx in (-60, -20, 20, 60)]
     frames = [scene([here])] * 4 + [scene([here], (a,)) for a in arms] + [scene([here])] * 4
     seen: list[FrameObservation] = []
-    events = run(frames, templates, seed=2, seen=seen)
+    events = run(frames, seed=2, seen=seen)
     assert [(e.seat, str(e.card)) for e in events] == [("seat 1", "KC")]
     assert all("seat 1" in o.busy for o in seen[4:8])  # the hand was noticed, not missed
 
 
-def test_a_card_slid_across_zones_counts_only_where_it_settles(templates):
+def test_a_card_slid_across_zones_counts_only_where_it_settles():
     start, end = np.array(zone_centre("seat 2")), np.array(zone_centre("seat 1"))
     path = [start + (end - start) * t for t in np.linspace(0, 1, 6)]
     moving = [scene([PlacedCard(card("9S"), (float(p[0]), float(p[1])), 10)]) for p in path]
     frames = moving + [moving[-1]] * 4
-    events = run(frames, templates, seed=3)
+    events = run(frames, seed=3)
     assert [(e.seat, str(e.card)) for e in events] == [("seat 1", "9S")]
 
 
-def test_two_identical_cards_are_two_plays_kept_apart_by_place_and_order(templates):
+def test_two_identical_cards_are_two_plays_kept_apart_by_place_and_order():
     first = PlacedCard(card("JD"), zone_centre("seat 3"), -5)
     second = PlacedCard(card("JD"), zone_centre("seat 1"), 8)
     frames = [scene([first])] * 4 + [scene([first, second])] * 4
-    events = run(frames, templates, seed=4)
+    events = run(frames, seed=4)
     assert [(e.seat, str(e.card)) for e in events] == [("seat 3", "JD"), ("seat 1", "JD")]
 
 
@@ -193,18 +186,16 @@ def test_whole_tricks_on_every_table_read_out_of_the_box(deck):
     # gathered (that play was lost).
     from engine.cards import CARDS
     from vision.decks import deck_available, deck_faces
-    from vision.reader import GenericReader
 
     if deck != "project" and not deck_available(deck):
         pytest.skip(f"{deck} is not installed")
     faces = None if deck == "project" else dict(deck_faces(deck))
     pack = list(faces) if faces else list(CARDS)
-    reader = GenericReader()
     for s, table in ((6, "wood"), (7, "felt"), (8, "pale")):
         rng = np.random.default_rng(100 + s)
         plays = [pack[k] for k in rng.choice(len(pack), 4, replace=False)]
         view = tilted_view(np.random.default_rng(s), (1280, 720), table, LAYOUT, deck=faces)
-        observer, tracker = Observer(LAYOUT, reader), Tracker(SEATS, SETTINGS)
+        observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
         events = []
         for frame in SimulatedCamera(view, trick_scenes(rng, LAYOUT, plays, scene([])), seed=s):
             events += tracker.update(observer.observe(frame))
@@ -267,12 +258,11 @@ def test_a_pale_table_around_the_mat_hides_no_card(s):
     # too late to play it; seed 17 saw its first two cards first in one frame, and played them in
     # the wrong order.
     from engine.cards import CARDS
-    from vision.reader import GenericReader
 
     rng = np.random.default_rng(100 + s)
     plays = [CARDS[k] for k in rng.choice(len(CARDS), 4, replace=False)]
     view = tilted_view(np.random.default_rng(s), (1280, 720), "pale", LAYOUT)
-    observer, tracker = Observer(LAYOUT, GenericReader()), Tracker(SEATS, SETTINGS)
+    observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
     events = []
     for frame in SimulatedCamera(view, trick_scenes(rng, LAYOUT, plays, scene([])), seed=s):
         events += tracker.update(observer.observe(frame))
@@ -286,7 +276,6 @@ def _trick(deck: str, s: int) -> tuple[list, list, list[FrameObservation], list[
     the observations and the scenes."""
     from engine.cards import CARDS
     from vision.decks import deck_available, deck_faces
-    from vision.reader import GenericReader
 
     if deck != "project" and not deck_available(deck):
         pytest.skip(f"{deck} is not installed")
@@ -296,7 +285,7 @@ def _trick(deck: str, s: int) -> tuple[list, list, list[FrameObservation], list[
     plays = [pack[k] for k in rng.choice(len(pack), 4, replace=False)]
     view = tilted_view(np.random.default_rng(s), (1280, 720), ("wood", "felt", "pale")[s % 3], LAYOUT, deck=faces)
     frames = trick_scenes(rng, LAYOUT, plays, scene([]))
-    observer, tracker = Observer(LAYOUT, GenericReader()), Tracker(SEATS, SETTINGS)
+    observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
     events, seen = [], []
     for frame in SimulatedCamera(view, frames, seed=s):
         seen.append(observer.observe(frame))

@@ -1,0 +1,147 @@
+"""Recall and precision of the card reader on real photographs: the validation half of
+``shared/datasets/real-photos`` (:mod:`vision.training.photos` says how it is split).
+
+A photo's truth is its labelled cards (one deck: each code at most once; a card is the boxes of
+its code). A card read is *right* when its code is one of the photo's cards, *wrong* otherwise; a
+second read of a card already found is a *duplicate* (the right card named twice). A right read
+that lies in none of that card's boxes is counted apart too (``unlabelled``): the labels miss an
+index now and then (a corner at a photo's edge), and such a read is still the card in the photo.
+Recall is right over the labelled cards, precision right over right and wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.cards import Card
+from vision.cards import Recognition, Thresholds
+from vision.photo_set import Photo, load, split
+
+
+@dataclass(slots=True)
+class PhotoScore:
+    cards: int = 0
+    right: int = 0
+    wrong: int = 0
+    duplicates: int = 0
+    unknown: int = 0
+    unlabelled: int = 0
+    times_ms: list[float] = field(default_factory=list)
+    wrong_examples: list[str] = field(default_factory=list)
+    missed_examples: list[str] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        return self.right / self.cards if self.cards else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.right / (self.right + self.wrong) if self.right + self.wrong else 1.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "cards": self.cards,
+            "right": self.right,
+            "wrong": self.wrong,
+            "duplicates": self.duplicates,
+            "unknown": self.unknown,
+            "unlabelled": self.unlabelled,
+            "recall": round(self.recall, 4),
+            "precision": round(self.precision, 4),
+            "median_ms": round(statistics.median(self.times_ms), 1) if self.times_ms else None,
+            "wrong_examples": self.wrong_examples[:10],
+            "missed_examples": self.missed_examples[:10],
+        }
+
+
+def _inside(point: tuple[float, float], box: tuple[float, float, float, float], grow: float = 0.25) -> bool:
+    x0, y0, x1, y1 = box
+    gx, gy = grow * (x1 - x0), grow * (y1 - y0)
+    return x0 - gx <= point[0] <= x1 + gx and y0 - gy <= point[1] <= y1 + gy
+
+
+def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> None:
+    truth: dict[Card, list[tuple[float, float, float, float]]] = {}
+    for card, box in photo.boxes:
+        truth.setdefault(card, []).append(box)
+    score.cards += len(truth)
+    matched: set[Card] = set()
+    for rec in found:
+        if rec.card is None:
+            score.unknown += 1
+            continue
+        boxes = truth.get(rec.card)
+        if boxes is not None:
+            if rec.card in matched:
+                score.duplicates += 1
+            else:
+                matched.add(rec.card)
+                score.right += 1
+            score.unlabelled += not any(_inside(c, b) for c in rec.index_centres for b in boxes)
+            continue
+        score.wrong += 1
+        near = [str(c) for c, bs in truth.items() for b in bs for p in rec.index_centres if _inside(p, b)]
+        score.wrong_examples.append(f"{photo.name}: {rec.card} at {_point(rec)} (truth there: {near or 'none'})")
+    for card in truth:
+        if card not in matched:
+            score.missed_examples.append(f"{photo.name}: {card}")
+
+
+def _point(rec: Recognition) -> str:
+    x, y = rec.index_centres[0] if rec.index_centres else rec.center
+    return f"({x:.0f}, {y:.0f})"
+
+
+def evaluate(
+    read: Callable[[np.ndarray], list[Recognition]], half: str = "validation", limit: int | None = None
+) -> dict[str, PhotoScore]:
+    """Scores per source ("phone", "webcam") and over all, for ``read`` (image -> cards)."""
+    train, validation = split(load())
+    photos = validation if half == "validation" else train
+    scores = {"phone": PhotoScore(), "webcam": PhotoScore(), "all": PhotoScore()}
+    for photo in photos[:limit]:
+        image = photo.image()
+        start = time.perf_counter()
+        found = read(image)
+        ms = 1000 * (time.perf_counter() - start)
+        for key in (photo.source, "all"):
+            score_photo(scores[key], photo, found)
+            scores[key].times_ms.append(ms)
+    return scores
+
+
+def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
+    """Every combination of thresholds on one half's photos (the detector run once per photo):
+    how the thresholds in vision/cards.py were chosen, on the training half."""
+    from vision.cards import join
+    from vision.indices import pyramid_scales
+    from vision.scan import default_detector
+
+    train, validation = split(load())
+    detector = default_detector()
+    seen = [(p, p.image()) for p in (train if half == "train" else validation)]
+    reads = [(p, detector.detect_pyramid(image, pyramid_scales(image.shape))) for p, image in seen]
+    out = []
+    grid = itertools.product((0.5, 0.6, 0.7, 0.8, 0.9), (2.0, 4.0, 8.0), (0.3, 0.4, 0.5), (0.0, 0.8, 0.9, 0.95))
+    for accept, lead, present, lone in grid:
+        limits = Thresholds(accept, lead, present, lone)
+        score = PhotoScore()
+        for photo, found in reads:
+            score_photo(score, photo, join(found, limits=limits))
+        out.append((limits, score))
+    return out
+
+
+if __name__ == "__main__":
+    for limits, s in tune(sys.argv[1] if len(sys.argv) > 1 else "train"):
+        print(
+            f"accept {limits.accept} lead {limits.lead} present {limits.present}: "
+            f"recall {s.recall:.4f} precision {s.precision:.4f} ({s.right} right, {s.wrong} wrong of {s.cards})"
+        )

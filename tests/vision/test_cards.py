@@ -1,0 +1,81 @@
+"""Joining corner indices into cards (vision.cards): pure, on index reads made here."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.cards import card
+from vision.cards import DIAGONAL, INDEX_AT, join
+from vision.indices import IndexRead
+
+
+def read(code: str, centre, up_deg: float, p: float = 0.95, height: float = 24.0, others=()) -> IndexRead:
+    c = card(code)
+    candidates = ((c, p), *((card(o), (1 - p) / max(1, len(others))) for o in others))
+    return IndexRead(centre, height, 14.0, up_deg, c, p, 0.97, candidates)
+
+
+def corners_of(centre, up_deg: float, card_h: float):
+    """Where a card's two indices lie, for a card centred at ``centre``, turned ``up_deg``."""
+    a = math.radians(up_deg)
+    up = np.array([math.sin(a), -math.cos(a)])
+    right = np.array([-up[1], up[0]])
+    w = card_h * 63.5 / 88.9
+    offset = (0.5 - INDEX_AT[0]) * w * right + (0.5 - INDEX_AT[1]) * card_h * -up
+    return tuple(np.array(centre) - offset), tuple(np.array(centre) + offset)
+
+
+@pytest.mark.parametrize("turn", [0, 30, 95, 180, 271])
+def test_two_indices_of_one_card_make_one_card_at_its_centre(turn):
+    a, b = corners_of((400, 300), turn, 180)
+    cards = join([read("QS", a, turn), read("QS", b, turn + 180)], (128.6, 180.0))
+    assert len(cards) == 1
+    assert cards[0].card == card("QS") and len(cards[0].index_centres) == 2
+    assert np.allclose(cards[0].center, (400, 300), atol=1)
+    assert math.dist(a, b) == pytest.approx(DIAGONAL * 180, rel=0.01)
+
+
+def test_a_lone_index_stands_for_its_card_with_the_card_beside_it():
+    a, _ = corners_of((400, 300), 0, 180)
+    cards = join([read("7D", a, 0)], (128.6, 180.0))
+    assert [c.card for c in cards] == [card("7D")]
+    assert np.allclose(cards[0].center, (400, 300), atol=1)
+
+
+def test_two_reads_that_point_the_same_way_are_two_cards():
+    a, b = corners_of((400, 300), 0, 180)
+    cards = join([read("7D", a, 0), read("7D", b, 0)], (128.6, 180.0))
+    assert len(cards) == 2
+
+
+def test_a_pair_settles_on_the_card_both_reads_make_likely():
+    # One corner leans to 8H, the other is sure of 6H; 6H is likely under both.
+    a, b = corners_of((400, 300), 10, 180)
+    first = read("8H", a, 10, p=0.55, others=("6H",))
+    second = read("6H", b, 190, p=0.9, others=("8H",))
+    cards = join([first, second], (128.6, 180.0))
+    assert len(cards) == 1 and cards[0].card == card("6H")
+
+
+def test_a_near_tie_is_no_card_and_the_referee_s_prior_breaks_it():
+    a, _ = corners_of((400, 300), 0, 180)
+    unsure = read("9S", a, 0, p=0.55, others=("6S",))  # 9S 0.55, 6S 0.45
+    assert join([unsure], (128.6, 180.0))[0].card is None
+    assert join([unsure], (128.6, 180.0), allowed={card("6S"), card("AH")})[0].card == card("6S")
+    assert join([unsure], (128.6, 180.0), allowed={card("9S")})[0].card == card("9S")
+    assert join([unsure], (128.6, 180.0), allowed={card("AH")})[0].card is None
+
+
+def test_a_read_unsure_of_everything_is_no_card_whatever_the_prior():
+    a, _ = corners_of((400, 300), 0, 180)
+    vague = IndexRead(a, 24.0, 14.0, 0.0, card("5C"), 0.2, 0.97, ((card("5C"), 0.3), (card("5S"), 0.1)))
+    assert join([vague], (128.6, 180.0))[0].card is None
+    assert join([vague], (128.6, 180.0), allowed={card("5C")})[0].card is None  # 0.6 of the scale is elsewhere
+
+
+def test_indices_too_far_apart_for_the_mat_s_card_size_are_two_cards():
+    a, b = corners_of((400, 300), 0, 260)
+    assert len(join([read("KC", a, 0), read("KC", b, 180)], (128.6, 180.0))) == 2

@@ -1,0 +1,196 @@
+"""Corner indices joined into cards (pure: reads in, cards out).
+
+A card shows two indices, the second turned 180 degrees in the opposite corner; in a fan or a
+pile often only one. Two reads are one card's when they point opposite ways, each lies down and
+to the right of the other in its own frame, and they lie a card's diagonal apart (the mat gives
+the card's size; without it, the indices' own size bounds it). Their evidence is multiplied: the
+card is the likeliest under both. A lone index stands for its card by itself. Each card's
+outline is drawn from its indices and the card's size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.cards import Card
+from vision.indices import IndexRead
+
+# Where an index's centre lies on a card, as shares of its width and height from the top-left
+# corner (a standard poker card's index; designs differ by a few hundredths).
+INDEX_AT = (0.085, 0.135)
+CARD_ASPECT = 63.5 / 88.9  # width over height
+# A card's height, in its index's heights, when nothing else tells it (designs: 3.5-6).
+CARD_PER_INDEX = 4.5
+DIAGONAL = math.hypot((1 - 2 * INDEX_AT[0]) * CARD_ASPECT, 1 - 2 * INDEX_AT[1])  # index to index, in heights
+ACCEPT = 0.6  # a card less sure than this is reported unknown (a wrong card is a false accusation)
+LEAD = 4.0  # ... and so is one less than this many times as likely as the runner-up
+PRESENT = 0.5  # an index read less sure than this that an index lies there at all is no card, not an unknown one
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    """A card found in an image: its identity (None: unknown), confidence, outline and centre."""
+
+    card: Card | None
+    confidence: float
+    corners: np.ndarray  # 4 x 2, image pixels, clockwise from the card's top-left
+    center: tuple[float, float]
+    index_centres: tuple[tuple[float, float], ...] = ()  # the corner indices it was read from
+    candidates: tuple[tuple[Card, float], ...] = ()  # the likeliest cards, best first
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "card": None if self.card is None else str(self.card),
+            "center": [round(self.center[0], 1), round(self.center[1], 1)],
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "confidence": round(self.confidence, 3),
+        }
+
+
+def _axes(up_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """A card's right and down directions in the image, from its index's up direction."""
+    a = math.radians(up_deg)
+    up = np.array([math.sin(a), -math.cos(a)])
+    return np.array([-up[1], up[0]]), -up
+
+
+def _distribution(read: IndexRead) -> dict[Card, float]:
+    if read.candidates:
+        return dict(read.candidates)
+    return {read.card: read.score} if read.card is not None else {}
+
+
+def _fit_as_pair(a: IndexRead, b: IndexRead, card_h: float | None) -> bool:
+    turn = abs((a.up_deg - b.up_deg) % 360 - 180)
+    if turn > 50:  # the detector's up direction is good to a few tens of degrees
+        return False
+    v = np.subtract(b.centre, a.centre)
+    d = float(np.hypot(*v))
+    for read, vec in ((a, v), (b, -v)):
+        right, down = _axes(read.up_deg)
+        if vec @ right <= 0.15 * d or vec @ down <= 0.3 * d:
+            return False
+    if card_h is not None:
+        expected = DIAGONAL * card_h
+        return 0.75 * expected < d < 1.25 * expected
+    # Without the mat: a card is 3.5-6 index heights tall, and an index's height is read only
+    # roughly (up to twice too tall), so the smaller of the two bounds it.
+    h = min(a.height, b.height)
+    return 1.1 * h * DIAGONAL < d < 7.0 * h * DIAGONAL
+
+
+def _same_card_evidence(a: IndexRead, b: IndexRead) -> dict[Card, float]:
+    pa, pb = _distribution(a), _distribution(b)
+    joint = {c: pa[c] * pb[c] for c in pa if c in pb}
+    total = sum(joint.values())
+    return {c: p / total for c, p in joint.items()} if total > 0 else {}
+
+
+def _outline(centre: np.ndarray, up_deg: float, card_h: float) -> np.ndarray:
+    right, down = _axes(up_deg)
+    hw, hh = CARD_ASPECT * card_h / 2, card_h / 2
+    return np.array([centre + s * hw * right + t * hh * down for s, t in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+
+
+def _mean_up(a: float, b: float) -> float:
+    """The card's up direction from its two indices (the second's turned half a turn)."""
+    ua, ub = np.radians(a), np.radians(b + 180)
+    return math.degrees(math.atan2(math.sin(ua) + math.sin(ub), math.cos(ua) + math.cos(ub))) % 360
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """How sure a read must be to name a card (chosen on the training photos: docs/vision.md)."""
+
+    accept: float = ACCEPT
+    lead: float = LEAD
+    present: float = PRESENT
+    lone: float = 0.0  # a lone index (its card's other corner unseen) must be at least this sure too
+
+
+def _pick(
+    evidence: dict[Card, float], heat: float, allowed: set[Card] | None, limits: Thresholds, lone: bool = False
+) -> tuple[Card | None, float, tuple]:
+    """The card the evidence names, with its confidence (heat x probability), or None when it is
+    not sure enough or not far enough ahead of the runner-up. With the referee's prior, cards
+    that cannot be on the table are struck out and the rest weighed again (the probability of
+    cards outside the candidates stays in the scale)."""
+    ranked = sorted(evidence.items(), key=lambda kv: -kv[1])
+    if allowed is not None:
+        outside = max(0.0, 1.0 - sum(evidence.values()))
+        kept = [kv for kv in ranked if kv[0] in allowed]
+        total = sum(p for _, p in kept) + outside
+        ranked = [(c, p / total) for c, p in kept] if total > 0 else []
+    if not ranked:
+        return None, 0.0, ()
+    card, p = ranked[0]
+    runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
+    confidence = heat * p
+    sure = confidence >= max(limits.accept, limits.lone if lone else 0.0) and p >= limits.lead * runner_up
+    return (card if sure else None), confidence, tuple(ranked[:4])
+
+
+def _partner(a: IndexRead, others: list[tuple[int, IndexRead]], card_h: float | None, any_pair: bool) -> int | None:
+    """The nearest read that lies as ``a``'s card's other index (and, unless ``any_pair`` or one
+    of the two reads nothing at all, shares a likely card with it)."""
+    fits = [
+        (math.dist(a.centre, b.centre), j)
+        for j, b in others
+        if _fit_as_pair(a, b, card_h) and (any_pair or not (a.candidates and b.candidates) or _same_card_evidence(a, b))
+    ]
+    return min(fits)[1] if fits else None
+
+
+def join(
+    reads: Iterable[IndexRead],
+    card_size_px: tuple[float, float] | None = None,
+    allowed: set[Card] | None = None,
+    any_pair: bool = False,
+    limits: Thresholds = Thresholds(),
+) -> list[Recognition]:
+    """The cards the index reads show. ``card_size_px`` (width, height), when the mat gives it,
+    checks which reads pair and draws the outlines; ``allowed``, the cards that may be on the
+    table (the referee's prior), decides between the likeliest. ``any_pair``: two indices that
+    lie as one card's pair are joined even when their reads share no likely card."""
+    reads = sorted((r for r in reads if r.heat >= limits.present), key=lambda r: -r.score)
+    card_h = card_size_px[1] if card_size_px else None
+    used: set[int] = set()
+    cards = []
+    for i, a in enumerate(reads):
+        if i in used:
+            continue
+        partner = _partner(a, [(j, reads[j]) for j in range(i + 1, len(reads)) if j not in used], card_h, any_pair)
+        used.add(i)
+        if partner is not None:
+            b = reads[partner]
+            used.add(partner)
+            centre = (np.array(a.centre) + np.array(b.centre)) / 2
+            up = _mean_up(a.up_deg, b.up_deg)
+            h = card_h or math.dist(a.centre, b.centre) / DIAGONAL
+            heat = 1 - (1 - a.heat) * (1 - b.heat)
+            card, conf, cands = _pick(_same_card_evidence(a, b), heat, allowed, limits)
+            cards.append(
+                Recognition(
+                    card,
+                    conf,
+                    _outline(centre, up, h),
+                    (float(centre[0]), float(centre[1])),
+                    (a.centre, b.centre),
+                    cands,
+                )
+            )
+            continue
+        h = card_h or CARD_PER_INDEX * a.height
+        right, down = _axes(a.up_deg)
+        centre = np.array(a.centre) + (0.5 - INDEX_AT[0]) * CARD_ASPECT * h * right + (0.5 - INDEX_AT[1]) * h * down
+        card, conf, cands = _pick(_distribution(a), a.heat, allowed, limits, lone=True)
+        cards.append(
+            Recognition(
+                card, conf, _outline(centre, a.up_deg, h), (float(centre[0]), float(centre[1])), (a.centre,), cands
+            )
+        )
+    return cards

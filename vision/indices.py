@@ -1,0 +1,334 @@
+"""The learned index detector: every printed corner index in an image, read.
+
+The network (trained by :mod:`vision.training`, shipped as ``vision/models/indices.onnx``) maps
+an image to maps at a quarter of its resolution: where index centres lie (a heat map), and at
+each centre the rank, the suit, the index's size and which way is up. It runs through
+onnxruntime (twice as fast as OpenCV's DNN module here, and built for 64-bit Raspberry Pi OS),
+or through OpenCV's DNN module where onnxruntime is not installed: either way the table needs no
+learning framework. This module turns the maps into :class:`IndexRead` s: peaks of the heat map, each
+with its most likely card and the probabilities the referee's prior may weigh.
+
+The network is taught indices 11-56 pixels tall. :meth:`IndexDetector.detect` takes the scale to
+run at (the mat's scale gives it); :func:`pyramid_scales` chooses scales for a photograph whose
+card size is unknown, and :meth:`IndexDetector.detect_pyramid` merges what they find.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from vision.index_crops import crops_blob, upright_crop
+
+log = logging.getLogger(__name__)
+
+STRIDE = 4
+RANKS = "23456789TJQKAX"  # X: a joker (the network's class order; vision.training.targets)
+SUITS = ("C", "D", "H", "S", "BJ", "LJ")
+TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
+BEST_HEIGHT = 22.0  # the height to scale an index to when its size is known (the mat)
+PEAK = 0.25  # heat-map peaks below this are no index
+MODEL = "indices.onnx"
+READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
+
+
+class ModelError(RuntimeError):
+    """The detector's model file is missing or OpenCV cannot load it."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRead:
+    """One corner index found in an image (image pixels)."""
+
+    centre: tuple[float, float]
+    height: float  # along the index's up direction
+    width: float
+    up_deg: float  # which way the index's top points: 0 = up the image, clockwise
+    card: Card | None  # the most likely card (None: the rank and suit disagree)
+    score: float  # heat x p(rank) x p(suit): how sure the read is, 0-1
+    heat: float  # how sure an index lies here at all
+    # The likeliest cards with their probabilities (rank x suit), best first, for the prior.
+    candidates: tuple[tuple[Card, float], ...] = ()
+
+    @property
+    def up(self) -> tuple[float, float]:
+        a = math.radians(self.up_deg)
+        return (math.sin(a), -math.cos(a))
+
+    def scaled(self, factor: float, offset: tuple[float, float] = (0.0, 0.0)) -> IndexRead:
+        return IndexRead(
+            (self.centre[0] * factor + offset[0], self.centre[1] * factor + offset[1]),
+            self.height * factor,
+            self.width * factor,
+            self.up_deg,
+            self.card,
+            self.score,
+            self.heat,
+            self.candidates,
+        )
+
+
+def model_path(name: str = MODEL) -> Path:
+    return Path(str(resources.files("vision") / "models" / name))
+
+
+class _Runtime:
+    """The network behind one call: onnxruntime's session, or OpenCV's DNN net."""
+
+    def __init__(self, path: str, backend: str) -> None:
+        if not Path(path).is_file():
+            raise ModelError(f"the card reader's model {path} is missing (reinstall croupier)")
+        self.backend = backend
+        if backend == "onnxruntime":
+            import onnxruntime
+
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = 1  # the table's other work has the other cores
+            options.inter_op_num_threads = 1
+            try:
+                self.session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            except Exception as e:  # onnxruntime raises its own exception types
+                raise ModelError(f"onnxruntime cannot load the card reader's model {path}: {e}") from e
+        else:
+            try:
+                self.net = cv2.dnn.readNetFromONNX(path)
+            except cv2.error as e:
+                raise ModelError(f"OpenCV cannot load the card reader's model {path}: {e}") from e
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        if self.backend == "onnxruntime":
+            return self.session.run(None, {self.session.get_inputs()[0].name: blob})[0]
+        self.net.setInput(blob)
+        return self.net.forward()
+
+
+def default_backend() -> str:
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return "opencv"
+    return "onnxruntime"
+
+
+@cache
+def _net(path: str, backend: str) -> _Runtime:
+    return _Runtime(path, backend)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+
+def _card(rank: int, suit: int) -> Card | None:
+    if (RANKS[rank] == "X") != (suit >= 4):
+        return None
+    return Card.from_str(SUITS[suit] if suit >= 4 else RANKS[rank] + SUITS[suit])
+
+
+def _candidates(p_rank: np.ndarray, p_suit: np.ndarray, keep: int = 4) -> tuple[tuple[Card, float], ...]:
+    joint = p_rank[:, None] * p_suit[None, :]
+    order = np.argsort(joint, axis=None)[::-1]
+    out = []
+    for flat in order:
+        r, s = divmod(int(flat), len(SUITS))
+        card = _card(r, s)
+        if card is not None:
+            out.append((card, float(joint[r, s])))
+        if len(out) == keep:
+            break
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Peak:
+    """A heat-map peak as the detector sees it (work pixels), before it is read."""
+
+    centre: tuple[float, float]
+    height: float
+    width: float
+    up_deg: float
+    heat: float
+    p_rank: np.ndarray
+    p_suit: np.ndarray
+
+
+class IndexDetector:
+    """Runs the network on images and reads its maps."""
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        peak: float = PEAK,
+        backend: str | None = None,
+        reader: Path | None = None,
+        read_upright: bool = True,
+        fuse: bool = False,
+    ) -> None:
+        self.path = str(path or model_path())
+        backend = backend or default_backend()
+        self.net = _net(self.path, backend)
+        self.peak = peak
+        # The reader's rank and suit alone (the default), or multiplied by the detector's own.
+        self.fuse = fuse
+        # The index reader (its own file, else the one beside the detector's: reader.onnx): a
+        # second, upright look at every index.
+        reader = reader or Path(self.path).with_name(READER)
+        usable = read_upright and reader is not None and Path(reader).is_file()
+        self.reader = _net(str(reader), backend) if usable else None
+
+    def maps(self, image: np.ndarray) -> np.ndarray:
+        """The network's raw output for a BGR image (padded to a multiple of 16): (25, H/4, W/4)."""
+        h, w = image.shape[:2]
+        ph, pw = -h % 16, -w % 16
+        if ph or pw:
+            image = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        blob = cv2.dnn.blobFromImage(image, 1 / 255.0)
+        out = self.net.run(blob)[0]
+        return out[:, : (h + 3) // STRIDE, : (w + 3) // STRIDE]
+
+    def detect(self, image: np.ndarray, scale: float = 1.0) -> list[IndexRead]:
+        """The indices in a BGR image, run at ``scale`` (the image resized by it first); their
+        geometry in the image's own pixels."""
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise ValueError("an index detector reads 8-bit BGR images")
+        work = image
+        if abs(scale - 1) > 1e-3:
+            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+            work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=interp)
+        if min(work.shape[:2]) < 16:
+            return []
+        peaks = self._read(self.maps(work))
+        if self.reader is not None and peaks:
+            reads = self._read_upright(work, peaks)
+        else:
+            reads = [_as_read(p.centre, p.height, p.width, p.up_deg, p.heat, p.p_rank, p.p_suit) for p in peaks]
+        return [r.scaled(1 / scale) for r in reads]
+
+    def detect_pyramid(self, image: np.ndarray, scales: list[float]) -> list[IndexRead]:
+        """The indices found at any of ``scales``, the same index found at two kept once."""
+        found: list[IndexRead] = []
+        for scale in scales:
+            found += self.detect(image, scale)
+        return suppress(found)
+
+    def _read(self, out: np.ndarray) -> list[_Peak]:
+        heat = 1 / (1 + np.exp(-out[0]))
+        peaks = (heat >= self.peak) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+        reads = []
+        r0, s0 = 1, 1 + len(RANKS)
+        g0 = s0 + len(SUITS)
+        for y, x in zip(*np.nonzero(peaks), strict=True):
+            cell = out[:, y, x]
+            log_h, log_w, sin, cos = (float(v) for v in cell[g0 : g0 + 4])
+            cx, cy = _refined(heat, int(x), int(y))
+            reads.append(
+                _Peak(
+                    ((cx + 0.5) * STRIDE, (cy + 0.5) * STRIDE),
+                    math.exp(min(log_h, 6.0)) * STRIDE,
+                    math.exp(min(log_w, 6.0)) * STRIDE,
+                    math.degrees(math.atan2(sin, cos)) % 360,
+                    float(heat[y, x]),
+                    _softmax(cell[r0:s0]),
+                    _softmax(cell[s0:g0]),
+                )
+            )
+        return reads
+
+    def _read_upright(self, image: np.ndarray, reads: list[_Peak]) -> list[IndexRead]:
+        """Each index read again from an upright crop, as the detector saw it and turned half a
+        turn (the reader says which is upright); the two opinions multiplied."""
+        assert self.reader is not None
+        crops = []
+        for r in reads:
+            crops += [
+                upright_crop(image, r.centre, r.height, r.up_deg),
+                upright_crop(image, r.centre, r.height, r.up_deg + 180),
+            ]
+        logits = self.reader.run(crops_blob(crops))
+        out = []
+        for k, r in enumerate(reads):
+            ranks = [_softmax(logits[2 * k + i, : len(RANKS) + 1]) for i in (0, 1)]
+            turned = int(ranks[1][-1] < ranks[0][-1])  # the look less sure it is no index
+            p_index = 1.0 - float(ranks[turned][-1])
+            p_rank = _normalised(ranks[turned][:-1] * (r.p_rank if self.fuse else 1.0))
+            p_suit = _normalised(_softmax(logits[2 * k + turned, len(RANKS) + 1 :]) * (r.p_suit if self.fuse else 1.0))
+            out.append(
+                _as_read(r.centre, r.height, r.width, (r.up_deg + 180 * turned) % 360, r.heat * p_index, p_rank, p_suit)
+            )
+        return out
+
+
+def _normalised(p: np.ndarray) -> np.ndarray:
+    total = float(p.sum())
+    return p / total if total > 0 else np.full_like(p, 1 / len(p))
+
+
+def _as_read(
+    centre: tuple[float, float],
+    height: float,
+    width: float,
+    up_deg: float,
+    heat: float,
+    p_rank: np.ndarray,
+    p_suit: np.ndarray,
+) -> IndexRead:
+    r, s = int(p_rank.argmax()), int(p_suit.argmax())
+    return IndexRead(
+        centre,
+        height,
+        width,
+        up_deg,
+        _card(r, s),
+        float(heat * p_rank[r] * p_suit[s]),
+        float(heat),
+        _candidates(p_rank, p_suit),
+    )
+
+
+def _refined(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
+    """The peak's centre to a fraction of a cell: the heat-weighted mean of its 3x3."""
+    h, w = heat.shape
+    ys, xs = slice(max(0, y - 1), min(h, y + 2)), slice(max(0, x - 1), min(w, x + 2))
+    patch = heat[ys, xs]
+    yy, xx = np.mgrid[ys, xs]
+    total = float(patch.sum())
+    return float((patch * xx).sum() / total), float((patch * yy).sum() / total)
+
+
+def suppress(reads: list[IndexRead]) -> list[IndexRead]:
+    """One read per index: of reads closer than half the smaller one's height, the surer."""
+    kept: list[IndexRead] = []
+    for r in sorted(reads, key=lambda r: -r.score):
+        if all(math.dist(r.centre, k.centre) > 0.5 * min(r.height, k.height) for k in kept):
+            kept.append(r)
+    return kept
+
+
+def pyramid_scales(shape: tuple[int, ...], smallest_px: float = 12.0) -> list[float]:
+    """Scales at which to look for indices of any size in an image of unknown scale: from the one
+    that shows a ``smallest_px`` index at the taught size's low end, down by halves until an
+    index a third of the image tall would fit the taught range."""
+    low, high = TAUGHT_HEIGHTS
+    scale = min(2.0, (low + 3) / smallest_px)
+    scales = []
+    tallest = min(shape[:2]) / 3
+    while True:
+        scales.append(scale)
+        if tallest * scale <= high - 6 or min(shape[:2]) * scale < 64:
+            break
+        scale /= 2
+    return scales
+
+
+def scale_for(index_height_px: float) -> float:
+    """The scale that brings an index of this height (image pixels) to the network's best."""
+    return BEST_HEIGHT / max(1.0, index_height_px)
