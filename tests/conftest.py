@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,10 +23,18 @@ def expected_for(log: Path) -> Any:
     return json.loads(log.with_name(log.stem + ".expected.json").read_text())
 
 
-def run_croupier(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run the installed command line in a child process, as a user would."""
+def run_croupier(
+    *args: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed command line in a child process, as a user would (``env``: variables
+    added to the environment)."""
     return subprocess.run(
-        [sys.executable, "-m", "controller", *args], capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, **env} if env else None,
     )
 
 

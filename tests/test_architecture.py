@@ -39,7 +39,18 @@ def test_vision_uses_only_engine_cards_from_the_project():
     for module, names in imported_modules("vision").items():
         project = {n for n in names if n.split(".")[0] in PROJECT}
         outside = {n for n in project if n.split(".")[0] != "vision" and n != "engine.cards"}
+        if module.startswith("vision/training/"):
+            # The training (an optional extra) learns from the project's own faces too.
+            outside -= {"simulators.card_faces"}
         assert not outside, f"{module} imports {outside}"
+
+
+def test_the_table_never_imports_the_training():
+    # The table loads the exported network; PyTorch and the data generator stay out of it.
+    for package in ("vision", "controller", "api", "simulators", "hardware", "firmware_bridge"):
+        for module, names in imported_modules(package).items():
+            if not module.startswith("vision/training/"):
+                assert not {n for n in names if n.startswith("vision.training") or n == "torch"}, module
 
 
 def imported_modules(package: str) -> dict[str, set[str]]:

@@ -53,23 +53,33 @@ def test_bench_engine_reports_figures():
     assert figures["game"] == "poley" and figures["cards_per_s"] > 0 and figures["legal_queries_per_s"] > 0
 
 
-def test_bench_vision_scores_chosen_readers_over_several_seeds_without_timing():
-    # The recall campaign's command: the generic reader alone, over two seeds' scenes, no timing.
-    args = ("bench", "vision", "--no-speed", "--templates", "generic", "--scenes", "1", "--json")
+def test_bench_vision_scores_rendered_scenes_over_several_seeds_without_timing():
+    args = ("bench", "vision", "--no-speed", "--no-real", "--scenes", "1", "--json")
     one, two = (run_croupier(*args, *seeds) for seeds in (("--seed", "1"), ("--seed", "1", "--seed", "2")))
     assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
     first, both = json.loads(one.stdout), json.loads(two.stdout)
     assert first["speed"] == [] and both["speed"] == []
-    assert {a["templates"] for a in both["accuracy"]} == {"generic"}
-    assert "project" in {a["deck"] for a in both["accuracy"]}
+    assert "project" in {a["source"] for a in both["accuracy"]}
     for a, b in zip(first["accuracy"], both["accuracy"], strict=True):
-        assert (a["deck"], a["seeds"], b["seeds"]) == (b["deck"], [1], [1, 2])
+        assert (a["source"], a["seeds"], b["seeds"]) == (b["source"], [1], [1, 2])
         assert b["cards"] > a["cards"] > 0  # the second seed's scenes are added, not replacing
 
 
-def test_bench_vision_refuses_an_unknown_reader():
-    done = run_croupier("bench", "vision", "--no-speed", "--templates", "psychic")
-    assert done.returncode == 2 and "unknown templates psychic" in done.stderr
+def test_bench_vision_scores_the_real_photographs_per_source(tmp_path):
+    done = run_croupier("bench", "vision", "--no-speed", "--no-rendered", "--json")
+    assert done.returncode == 0, done.stderr
+    figures = {a["source"]: a for a in json.loads(done.stdout)["accuracy"]}
+    assert set(figures) == {"real: phone", "real: webcam", "real: all"}
+    assert figures["real: all"]["cards"] == figures["real: phone"]["cards"] + figures["real: webcam"]["cards"] > 400
+    missing = run_croupier(
+        "bench", "vision", "--no-speed", "--no-rendered", env={"CROUPIER_REAL_PHOTOS": str(tmp_path)}
+    )
+    assert missing.returncode == 2 and "no photo set at" in missing.stderr and "--no-real" in missing.stderr
+
+
+def test_bench_vision_refuses_an_unknown_size():
+    done = run_croupier("bench", "vision", "--no-speed", "--size", "640x480")
+    assert done.returncode == 2 and "unknown size '640x480'" in done.stderr
 
 
 def test_usage_errors_are_one_line_with_status_2():
