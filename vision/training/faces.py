@@ -259,20 +259,6 @@ def _draw_joker_index(draw, rng, font_path, rank_px, at, ink) -> tuple[float, fl
     )
 
 
-_PIPS = {
-    1: [(0.5, 0.5)],
-    2: [(0.5, 0.0), (0.5, 1.0)],
-    3: [(0.5, 0.0), (0.5, 0.5), (0.5, 1.0)],
-    4: [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)],
-    5: [(0.0, 0.0), (1.0, 0.0), (0.5, 0.5), (0.0, 1.0), (1.0, 1.0)],
-    6: [(u, v) for u in (0.0, 1.0) for v in (0.0, 0.5, 1.0)],
-    7: [(u, v) for u in (0.0, 1.0) for v in (0.0, 0.5, 1.0)] + [(0.5, 0.25)],
-    8: [(u, v) for u in (0.0, 1.0) for v in (0.0, 0.5, 1.0)] + [(0.5, 0.25), (0.5, 0.75)],
-    9: [(u, v) for u in (0.0, 1.0) for v in (0.0, 1 / 3, 2 / 3, 1.0)] + [(0.5, 0.5)],
-    10: [(u, v) for u in (0.0, 1.0) for v in (0.0, 1 / 3, 2 / 3, 1.0)] + [(0.5, 1 / 6), (0.5, 5 / 6)],
-}
-
-
 def _draw_body(draw, rng, suit_path, card: Card, ink) -> None:
     """Pips for a number card, a picture of random shapes for a court card or a joker."""
     rank = card.rank
@@ -283,10 +269,12 @@ def _draw_body(draw, rng, suit_path, card: Card, ink) -> None:
             colour = tuple(int(v) for v in rng.integers(0, 255, 3))
             (draw.ellipse if rng.random() < 0.5 else draw.rectangle)((x0, y0, x1, y1), fill=colour)
         return
+    from simulators.card_faces import PIP_LAYOUTS  # where a number card's pips go
+
     count = 1 if rank == 12 else int(rank) + 2
     size = int((0.35 if count == 1 else rng.uniform(0.12, 0.16)) * CARD_H)
     font = _font(suit_path, size)
-    for u, v in _PIPS[count]:
+    for u, v in PIP_LAYOUTS.get(count, [(0.5, 0.5)]):
         x = CARD_W * (0.3 + 0.4 * u) if count > 1 else CARD_W / 2
         y = CARD_H * (0.22 + 0.56 * v) if count > 1 else CARD_H / 2
         draw.text((x, y), SUIT_GLYPHS[str(card)[1]], font=font, fill=ink, anchor="mm")

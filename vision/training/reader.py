@@ -26,6 +26,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from vision.index_crops import CROP_H, CROP_W, upright_crop
 from vision.training import synth
+from vision.training.runs import Run, export_onnx
 from vision.training.targets import RANKS, SUITS, rank_class, suit_class
 
 log = logging.getLogger("vision.training")
@@ -185,35 +186,23 @@ def pair_loss(model: ReaderNet, x: torch.Tensor, rank: torch.Tensor, suit: torch
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    run = Path(args.run)
-    run.mkdir(parents=True, exist_ok=True)
     model = ReaderNet(args.width)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    step = 0
-    checkpoint = run / "checkpoint.pt"
-    if checkpoint.is_file():
-        state = torch.load(checkpoint, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        step = state["step"]
-        log.info("resumed at step %d", step)
+    run = Run(args, model)
+    step = run.step
     real: dict[str, list[tuple]] = {}
     if args.real_share > 0:
-        real = _detector_finds(run, Path(args.detector))
+        real = _detector_finds(run.folder, Path(args.detector))
     data = DataLoader(Crops(args.seed, step, real, args.real_share), batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind in data:
         if step >= args.steps:
             break
-        for group in opt.param_groups:
-            group["lr"] = args.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps)))
+        run.learning_rate()
         loss, accuracy = pair_loss(model, x, rank, suit, kind)
-        opt.zero_grad()
+        run.optimiser.zero_grad()
         loss.backward()
-        opt.step()
-        step += 1
+        run.optimiser.step()
+        step = run.step = run.step + 1
         seen.append(float(loss.detach()))
         right.append(accuracy)
         if step % args.log_every == 0:
@@ -222,8 +211,8 @@ def train(args: argparse.Namespace) -> dict[str, float]:
             log.info("step %d loss %.3f rank right %.3f (%.0f crops/s)", step, np.mean(seen[recent]),
                      np.mean(right[recent]), rate)  # fmt: skip
         if step % args.checkpoint_every == 0:
-            _save(model, opt, step, checkpoint, args)
-    _save(model, opt, step, checkpoint, args)
+            run.save(export)
+    run.save(export)
     tenth = max(1, len(seen) // 10)
     return {
         "steps": step,
@@ -250,24 +239,8 @@ def _detector_finds(run: Path, detector: Path) -> dict[str, list[tuple]]:
 
 
 def export(model: ReaderNet, path: Path) -> None:
-    model.eval()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    torch.onnx.export(
-        model, (torch.zeros(1, 3, CROP_H, CROP_W),), str(tmp), input_names=["crops"], output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=11, do_constant_folding=True, dynamo=False,
-    )  # fmt: skip
-    tmp.replace(path)
-    model.train()
-
-
-def _save(model: ReaderNet, opt: torch.optim.Optimizer, step: int, checkpoint: Path, args: argparse.Namespace) -> None:
-    tmp = checkpoint.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "args": vars(args)}, tmp)
-    tmp.replace(checkpoint)
-    if args.out:
-        export(model, Path(args.out))
-    log.info("checkpoint at step %d", step)
+    dynamic = {"crops": {0: "n"}, "logits": {0: "n"}}
+    export_onnx(model, torch.zeros(1, 3, CROP_H, CROP_W), path, ("crops", "logits"), dynamic)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import time
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from vision import photo_set as photos
 from vision.training import synth
 from vision.training.faces import enrolled_faces
 from vision.training.model import IndexNet
+from vision.training.runs import Run, export_onnx
 from vision.training.targets import RANKS, SUITS, Mark, build
 
 log = logging.getLogger("vision.training")
@@ -113,41 +113,15 @@ def losses(out: torch.Tensor, t: dict[str, torch.Tensor]) -> dict[str, torch.Ten
 
 
 def export(model: IndexNet, path: Path) -> None:
-    """The model as ONNX (batch norm folded, any input size divisible by 16)."""
-    model.eval()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, SIZE, SIZE)
-    tmp = path.with_suffix(".tmp")
-    torch.onnx.export(
-        model,
-        (dummy,),
-        str(tmp),
-        input_names=["image"],
-        output_names=["maps"],
-        dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "h4", 3: "w4"}},
-        opset_version=11,
-        do_constant_folding=True,
-        dynamo=False,
-    )
-    tmp.replace(path)
-    model.train()
+    """The model as ONNX (any input size divisible by 16)."""
+    dynamic = {"image": {2: "height", 3: "width"}, "maps": {2: "h4", 3: "w4"}}
+    export_onnx(model, torch.zeros(1, 3, SIZE, SIZE), path, ("image", "maps"), dynamic)
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    run = Path(args.run)
-    run.mkdir(parents=True, exist_ok=True)
     model = IndexNet(args.width)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    step = 0
-    checkpoint = run / "checkpoint.pt"
-    if checkpoint.is_file():
-        state = torch.load(checkpoint, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        step = state["step"]
-        log.info("resumed at step %d", step)
+    run = Run(args, model)
+    step = run.step
     data = DataLoader(
         Scenes(args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces)),
         batch_size=args.batch,
@@ -160,39 +134,29 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     for x, t in data:
         if step >= args.steps or (args.minutes and time.monotonic() - started > 60 * args.minutes):
             break
-        for group in opt.param_groups:
-            group["lr"] = args.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps)))
+        run.learning_rate()
         parts = losses(model(x), t)
         loss = parts["heat"] + 2 * (parts["rank"] + parts["suit"]) + 0.5 * parts["geometry"]
-        opt.zero_grad()
+        run.optimiser.zero_grad()
         loss.backward()
-        opt.step()
-        step += 1
+        run.optimiser.step()
+        step = run.step = run.step + 1
         for k, v in {"loss": loss, **parts}.items():
             smooth[k] = 0.98 * smooth.get(k, float(v.detach())) + 0.02 * float(v.detach())
         losses_seen.append(float(loss.detach()))
         if step % args.log_every == 0:
             rate = (step - first_step) * args.batch / max(1e-6, time.monotonic() - started)
             log.info("step %d %s (%.1f samples/s)", step, " ".join(f"{k} {v:.3f}" for k, v in smooth.items()), rate)
-            (run / "progress.json").write_text(json.dumps({"step": step, **smooth}))
+            (run.folder / "progress.json").write_text(json.dumps({"step": step, **smooth}))
         if step % args.checkpoint_every == 0:
-            _save(model, opt, step, checkpoint, args)
-    _save(model, opt, step, checkpoint, args)
+            run.save(export)
+    run.save(export)
     tenth = max(1, len(losses_seen) // 10)
     if losses_seen:  # the mean loss of this sitting's first and last tenth of steps
         history["first_loss"] = float(np.mean(losses_seen[:tenth]))
         history["last_loss"] = float(np.mean(losses_seen[-tenth:]))
     history.update({"steps": step, **smooth})
     return history
-
-
-def _save(model: IndexNet, opt: torch.optim.Optimizer, step: int, checkpoint: Path, args: argparse.Namespace) -> None:
-    tmp = checkpoint.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "args": vars(args)}, tmp)
-    tmp.replace(checkpoint)
-    if args.out:
-        export(model, Path(args.out))
-    log.info("checkpoint at step %d", step)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -1,0 +1,70 @@
+"""What both trainings share: a run folder that starts or resumes a model and its optimiser,
+checkpoints written whole or not at all, the learning rate's cosine schedule, and the export to
+ONNX (opset 11, batch norm folded: operators every OpenCV since 4.x runs)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+from pathlib import Path
+
+import torch
+from torch import nn
+
+log = logging.getLogger("vision.training")
+
+
+class Run:
+    """A training run's folder: ``checkpoint.pt`` (model, optimiser, step, arguments)."""
+
+    def __init__(self, args: argparse.Namespace, model: nn.Module) -> None:
+        torch.manual_seed(args.seed)
+        torch.set_num_threads(args.threads)
+        self.args, self.model = args, model
+        self.folder = Path(args.run)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.checkpoint = self.folder / "checkpoint.pt"
+        self.optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+        self.step = 0
+        if self.checkpoint.is_file():
+            state = torch.load(self.checkpoint, weights_only=False)
+            model.load_state_dict(state["model"])
+            self.optimiser.load_state_dict(state["optimizer"])
+            self.step = state["step"]
+            log.info("resumed at step %d", self.step)
+
+    def learning_rate(self) -> None:
+        """The cosine schedule over ``--steps``, set for the coming step."""
+        rate = self.args.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, self.step / self.args.steps)))
+        for group in self.optimiser.param_groups:
+            group["lr"] = rate
+
+    def save(self, export) -> None:  # type: ignore[no-untyped-def]
+        """The checkpoint (to a temporary name, then renamed), and the model exported by ``export``."""
+        tmp = self.checkpoint.with_suffix(".tmp")
+        state = {"model": self.model.state_dict(), "optimizer": self.optimiser.state_dict(), "step": self.step}
+        torch.save({**state, "args": vars(self.args)}, tmp)
+        tmp.replace(self.checkpoint)
+        if self.args.out:
+            export(self.model, Path(self.args.out))
+        log.info("checkpoint at step %d", self.step)
+
+
+def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, names: tuple[str, str], dynamic: dict) -> None:
+    model.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    torch.onnx.export(
+        model,
+        (example,),
+        str(tmp),
+        input_names=[names[0]],
+        output_names=[names[1]],
+        dynamic_axes=dynamic,
+        opset_version=11,
+        do_constant_folding=True,
+        dynamo=False,
+    )
+    tmp.replace(path)
+    model.train()
