@@ -142,6 +142,6 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
 if __name__ == "__main__":
     for limits, s in tune(sys.argv[1] if len(sys.argv) > 1 else "train"):
         print(
-            f"accept {limits.accept} lead {limits.lead} present {limits.present}: "
+            f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone}: "
             f"recall {s.recall:.4f} precision {s.precision:.4f} ({s.right} right, {s.wrong} wrong of {s.cards})"
         )

@@ -34,7 +34,7 @@ STRIDE = 4
 RANKS = "23456789TJQKAX"  # X: a joker (the network's class order; vision.training.targets)
 SUITS = ("C", "D", "H", "S", "BJ", "LJ")
 TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
-BEST_HEIGHT = 22.0  # the height to scale an index to when its size is known (the mat)
+BEST_HEIGHT = 30.0  # the height to scale an index to when its size is known (the mat)
 PEAK = 0.25  # heat-map peaks below this are no index
 MODEL = "indices.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
@@ -171,13 +171,13 @@ class IndexDetector:
         backend: str | None = None,
         reader: Path | None = None,
         read_upright: bool = True,
-        fuse: bool = False,
+        fuse: bool = True,
     ) -> None:
         self.path = str(path or model_path())
         backend = backend or default_backend()
         self.net = _net(self.path, backend)
         self.peak = peak
-        # The reader's rank and suit alone (the default), or multiplied by the detector's own.
+        # The reader's rank and suit multiplied by the detector's own (the default), or the reader's alone.
         self.fuse = fuse
         # The index reader (its own file, else the one beside the detector's: reader.onnx): a
         # second, upright look at every index.
