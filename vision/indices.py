@@ -31,8 +31,8 @@ from vision.index_crops import crops_blob, upright_crop
 log = logging.getLogger(__name__)
 
 STRIDE = 4
-RANKS = "23456789TJQKAX"  # X: a joker (the network's class order; vision.training.targets)
-SUITS = ("C", "D", "H", "S", "BJ", "LJ")
+RANKS = "23456789TJQKAX"  # the network's rank classes in order; X: a joker (training imports these)
+SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
 TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
 BEST_HEIGHT = 30.0  # the height to scale an index to when its size is known (the mat)
 PEAK = 0.25  # heat-map peaks below this are no index

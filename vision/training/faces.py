@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.cards import BIG_JOKER, CARDS, LITTLE_JOKER, Card
+from engine.cards import BIG_JOKER, Card
 
 log = logging.getLogger(__name__)
 
@@ -284,10 +284,3 @@ def _border(image: np.ndarray, rng: np.random.Generator) -> None:
     if rng.random() < 0.4:
         colour = tuple(int(v) for v in rng.integers(0, 120, 3))
         cv2.rectangle(image, (0, 0), (CARD_W - 1, CARD_H - 1), colour, int(rng.integers(1, 3)))
-
-
-def all_cards() -> tuple[Card, ...]:
-    return tuple(CARDS)
-
-
-__all__ = ["ALLOWED_DECKS", "BIG_JOKER", "LITTLE_JOKER", "Face", "available_designs", "design_faces", "font_face"]

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
+from vision.indices import RANKS, SUITS  # the class order the table reads the network's output in
 
 STRIDE = 4
-RANKS = "23456789TJQKAX"  # X: a joker
-SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
 MAX_INDICES = 96
 
 
@@ -23,14 +22,6 @@ def rank_class(card: Card) -> int:
 
 def suit_class(card: Card) -> int:
     return SUITS.index(str(card)) if card.is_joker else SUITS.index(str(card)[1])
-
-
-def card_of(rank: int, suit: int) -> Card | None:
-    """The card a rank and a suit class name, or None when they disagree (a joker's rank with a
-    plain suit, or the reverse)."""
-    if (RANKS[rank] == "X") != (suit >= 4):
-        return None
-    return Card.from_str(SUITS[suit] if suit >= 4 else RANKS[rank] + SUITS[suit])
 
 
 @dataclass(slots=True)
