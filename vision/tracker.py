@@ -154,6 +154,8 @@ class Tracker:
         for o in seen:
             if o.zone is None or o.zone in self._trick.played:
                 continue
+            if o.zone in obs.busy and o.zone not in self._unread:
+                continue  # a card under motion or a hand is blurred, not unreadable: seen still, it counts
             if o.card is None or o.confidence < self.settings.min_confidence:
                 first, _ = self._unread.get(o.zone, (obs.index, obs.index))
                 self._unread[o.zone] = (first, obs.index)
