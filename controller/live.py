@@ -30,7 +30,7 @@ from typing import Any
 from controller.dealer_service import DealerBusy, DealerService, DealProgress
 from controller.dealing import EngineNames
 from controller.runtime import BadCommand, Result, Runtime, TablePaused, TableRefusal
-from engine.cards import CARDS
+from engine.cards import CARDS, Card
 from engine.hand import Hand
 from firmware_bridge.events import DealResult, FaultRaised
 from firmware_bridge.plan import DealPlan
@@ -270,7 +270,11 @@ class LiveTable:
         self._trick = [] if hand is None else [{"seat": s, "card": str(c)} for s, c in hand.current_trick]
         self._show_turn(hand, referee)
         if self.vision is not None:
-            self.vision.set_allowed(None if hand is None else {s: set(hand.holding(s)) for s in range(hand.players)})
+            if hand is None:
+                self.vision.set_allowed(None)
+            else:
+                holding = {s: set(hand.holding(s)) for s in range(hand.players)}
+                self.vision.set_allowed(holding, {s: holding[s] | _played_by(hand, s) for s in holding})
             self.vision.set_turn(_turn_order(hand))
         self._retry_pending()
 
@@ -292,6 +296,12 @@ class LiveTable:
                 self.panel.show_turn(None)
         else:
             self.panel.show_turn(hand.to_act)
+
+
+def _played_by(hand: Hand, seat: int) -> set[Card]:
+    """The cards a seat has played this hand (finished tricks and the current one)."""
+    played = {c for trick in hand.tricks for s, c in zip(trick.seats, trick.cards, strict=True) if s == seat}
+    return played | {c for s, c in hand.current_trick if s == seat}
 
 
 def _turn_order(hand: Hand | None) -> tuple[int, ...] | None:

@@ -11,7 +11,7 @@ outline is drawn from its indices and the card's size.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +28,7 @@ CARD_PER_INDEX = 4.5
 DIAGONAL = math.hypot((1 - 2 * INDEX_AT[0]) * CARD_ASPECT, 1 - 2 * INDEX_AT[1])  # index to index, in heights
 ACCEPT = 0.6  # a card less sure than this is reported unknown (a wrong card is a false accusation)
 LEAD = 4.0  # ... and so is one less than this many times as likely as the runner-up
+UNEXPECTED = 0.1  # the prior's weight on a card the referee says cannot be there (not 0: a misplaced card)
 PRESENT = 0.5  # an index read less sure than this that an index lies there at all is no card, not an unknown one
 
 
@@ -117,14 +118,15 @@ def _pick(
 ) -> tuple[Card | None, float, tuple]:
     """The card the evidence names, with its confidence (heat x probability), or None when it is
     not sure enough or not far enough ahead of the runner-up. With the referee's prior, cards
-    that cannot be on the table are struck out and the rest weighed again (the probability of
-    cards outside the candidates stays in the scale)."""
+    that should not be there weigh :data:`UNEXPECTED` of their evidence and the rest are weighed
+    again (the probability of cards outside the candidates stays in the scale): a near-tie goes
+    to the card that can be there, while a card read clearly stays itself, expected or not."""
     ranked = sorted(evidence.items(), key=lambda kv: -kv[1])
     if allowed is not None:
         outside = max(0.0, 1.0 - sum(evidence.values()))
-        kept = [kv for kv in ranked if kv[0] in allowed]
-        total = sum(p for _, p in kept) + outside
-        ranked = [(c, p / total) for c, p in kept] if total > 0 else []
+        weighed = [(c, p if c in allowed else p * UNEXPECTED) for c, p in ranked]
+        total = sum(p for _, p in weighed) + outside
+        ranked = sorted(((c, p / total) for c, p in weighed), key=lambda kv: -kv[1]) if total > 0 else []
     if not ranked:
         return None, 0.0, ()
     card, p = ranked[0]
@@ -145,16 +147,21 @@ def _partner(a: IndexRead, others: list[tuple[int, IndexRead]], card_h: float | 
     return min(fits)[1] if fits else None
 
 
+Prior = set[Card] | Callable[[tuple[float, float]], set[Card] | None] | None
+
+
 def join(
     reads: Iterable[IndexRead],
     card_size_px: tuple[float, float] | None = None,
-    allowed: set[Card] | None = None,
+    allowed: Prior = None,
     any_pair: bool = False,
     limits: Thresholds = Thresholds(),
 ) -> list[Recognition]:
     """The cards the index reads show. ``card_size_px`` (width, height), when the mat gives it,
     checks which reads pair and draws the outlines; ``allowed``, the cards that may be on the
-    table (the referee's prior), decides between the likeliest. ``any_pair``: two indices that
+    table (the referee's prior), decides between the likeliest: one set for the whole image, or
+    a function of a card's centre (the cards that may lie there: a seat's zone holds that
+    seat's cards). ``any_pair``: two indices that
     lie as one card's pair are joined even when their reads share no likely card."""
     reads = sorted((r for r in reads if r.heat >= limits.present), key=lambda r: -r.score)
     card_h = card_size_px[1] if card_size_px else None
@@ -172,7 +179,8 @@ def join(
             up = _mean_up(a.up_deg, b.up_deg)
             h = card_h or math.dist(a.centre, b.centre) / DIAGONAL
             heat = 1 - (1 - a.heat) * (1 - b.heat)
-            card, conf, cands = _pick(_same_card_evidence(a, b), heat, allowed, limits)
+            here = (float(centre[0]), float(centre[1]))
+            card, conf, cands = _pick(_same_card_evidence(a, b), heat, _prior_at(allowed, here), limits)
             cards.append(
                 Recognition(
                     card,
@@ -187,10 +195,15 @@ def join(
         h = card_h or CARD_PER_INDEX * a.height
         right, down = _axes(a.up_deg)
         centre = np.array(a.centre) + (0.5 - INDEX_AT[0]) * CARD_ASPECT * h * right + (0.5 - INDEX_AT[1]) * h * down
-        card, conf, cands = _pick(_distribution(a), a.heat, allowed, limits, lone=True)
+        here = (float(centre[0]), float(centre[1]))
+        card, conf, cands = _pick(_distribution(a), a.heat, _prior_at(allowed, here), limits, lone=True)
         cards.append(
             Recognition(
                 card, conf, _outline(centre, a.up_deg, h), (float(centre[0]), float(centre[1])), (a.centre,), cands
             )
         )
     return cards
+
+
+def _prior_at(allowed: Prior, centre: tuple[float, float]) -> set[Card] | None:
+    return allowed(centre) if callable(allowed) else allowed

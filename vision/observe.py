@@ -11,6 +11,7 @@ the scale the mat gives (:mod:`vision.indices`), the indices joined into cards
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -67,7 +68,9 @@ class Observer:
         # The mat lies still on the table: its markers are looked for every few frames that
         # changed, and in every frame until they have been found.
         self.pose_every = pose_every
-        self.allowed: set[Card] | None = None  # the referee's prior: cards that may lie on the table
+        # The referee's prior: the cards that may lie in each seat's zone (that seat's cards this
+        # hand); elsewhere on the mat, any of them.
+        self.allowed: dict[str, set[Card]] | None = None
         self._pose: MatPose | None = None
         self._count = 0
         self._reads: list[IndexRead] = []  # the indices in view, as last read
@@ -146,7 +149,7 @@ class Observer:
             self._settled = changes.settle(self._settled, now, box)
             self.regions_read += 1
         cards = []
-        for rec in join(self._reads, size, self.allowed):
+        for rec in join(self._reads, size, self._prior(pose)):
             x, y = pose.to_mat(np.array([rec.center]))[0]
             zone = self.layout.zone_at(float(x), float(y))
             cards.append(Observed(rec.card, rec.confidence, (float(x), float(y)), zone.name if zone else None))
@@ -157,6 +160,20 @@ class Observer:
                 if tries > 0:
                     self._unsure[box] = tries
         self._cards = tuple(cards)
+
+    def _prior(self, pose: MatPose) -> Callable[[tuple[float, float]], set[Card] | None] | None:
+        """The cards that may lie at a point of the frame: its seat zone's, or anyone's."""
+        allowed = self.allowed
+        if allowed is None:
+            return None
+        anyone = set().union(*allowed.values())
+
+        def at(centre: tuple[float, float]) -> set[Card]:
+            x, y = pose.to_mat(np.array([centre]))[0]
+            zone = self.layout.zone_at(float(x), float(y))
+            return allowed.get(zone.name, anyone) if zone is not None else anyone
+
+        return at
 
     def _under_busy(
         self, pose: MatPose, box: tuple[int, int, int, int], busy: frozenset[str], only_centre: bool = False

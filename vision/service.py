@@ -84,15 +84,17 @@ class VisionService:
 
     # --- from the table (any thread) -------------------------------------------------------
 
-    def set_allowed(self, allowed: dict[int, set[Card]] | None) -> None:
-        """The cards each seat may still play (None: no prior). Reads outside it are ignored, and
-        the reader weighs only cards some seat may hold."""
+    def set_allowed(self, allowed: dict[int, set[Card]] | None, dealt: dict[int, set[Card]] | None = None) -> None:
+        """The cards each seat may still play (None: no prior): the tracker ignores reads outside
+        them. ``dealt``, the cards each seat had this hand (``allowed`` when not given), is the
+        reader's prior for that seat's zone: a card lying there is one of them, the ones it
+        played included, so a card played stays read as itself."""
         by_zone = None if allowed is None else {self._zone_of_seat[s]: set(c) for s, c in allowed.items()}
+        prior = allowed if dealt is None else dealt
         with self._lock:
             self._allowed = by_zone
-        # The reader's prior: a card no seat can hold is no candidate (vision.cards). One new set,
-        # assigned at once: the capture thread sees the old one or this one.
-        self.observer.allowed = None if allowed is None else set().union(*allowed.values())
+        # One new dict, assigned at once: the capture thread sees the old one or this one.
+        self.observer.allowed = None if prior is None else {self._zone_of_seat[s]: set(c) for s, c in prior.items()}
 
     def set_turn(self, seats: Sequence[int] | None) -> None:
         """The seats in the order they are due to play, the one to play first (None: unknown)."""

@@ -69,6 +69,28 @@ def test_a_near_tie_is_no_card_and_the_referee_s_prior_breaks_it():
     assert join([unsure], (128.6, 180.0), allowed={card("AH")})[0].card is None
 
 
+def test_the_prior_may_differ_from_place_to_place_as_a_seats_zone_holds_that_seats_cards():
+    left, _ = corners_of((200, 300), 0, 180)
+    right, _ = corners_of((600, 300), 0, 180)
+    reads = [read("9S", at, 0, p=0.55, others=("6S",)) for at in (left, right)]
+
+    def seat_of(centre):
+        return {card("6S"), card("AH")} if centre[0] < 400 else {card("9S"), card("KD")}
+
+    cards = sorted(join(reads, (128.6, 180.0), allowed=seat_of), key=lambda c: c.center[0])
+    assert [c.card for c in cards] == [card("6S"), card("9S")]
+
+
+def test_a_card_read_clearly_stays_itself_where_the_prior_does_not_expect_it():
+    # The prior weighs near-ties; it does not overrule the camera (a card put down in the wrong
+    # seat's zone is still that card).
+    a, _ = corners_of((400, 300), 0, 180)
+    clear = read("QH", a, 0, p=0.99, others=("QD",))
+    assert join([clear], (128.6, 180.0), allowed={card("QD")})[0].card == card("QH")
+    fair = read("QH", a, 0, p=0.9, others=("QD",))  # sure, but not beyond the prior: unknown, never QD
+    assert join([fair], (128.6, 180.0), allowed={card("QD")})[0].card is None
+
+
 def test_a_read_unsure_of_everything_is_no_card_whatever_the_prior():
     a, _ = corners_of((400, 300), 0, 180)
     vague = IndexRead(a, 24.0, 14.0, 0.0, card("5C"), 0.2, 0.97, ((card("5C"), 0.3), (card("5S"), 0.1)))
