@@ -18,7 +18,22 @@ FACE_W, FACE_H = 250, 350
 
 def cards_in_view(frame: np.ndarray) -> list[Recognition]:
     """Every card whose index shows, read or not; a card alone shows both its indices."""
-    return scan(frame, any_pair=True)
+    return _without_its_pictures(scan(frame, any_pair=True))
+
+
+def _without_its_pictures(found: list[Recognition]) -> list[Recognition]:
+    """With exactly one whole card in view, the unread lone indices inside its outline are its
+    own picture seen as an index (a court card's face), not other cards."""
+    wholes = [c for c in found if whole(c)]
+    if len(wholes) != 1:
+        return found
+    outline = np.asarray(wholes[0].corners, np.float32).reshape(-1, 1, 2)
+
+    def its_picture(c: Recognition) -> bool:
+        inside = cv2.pointPolygonTest(outline, tuple(map(float, c.index_centres[0])), False) >= 0
+        return c.card is None and len(c.index_centres) == 1 and inside
+
+    return [c for c in found if not its_picture(c)]
 
 
 def whole(card: Recognition) -> bool:
