@@ -73,7 +73,7 @@ def _fit_as_pair(a: IndexRead, b: IndexRead, card_h: float | None) -> bool:
     d = float(np.hypot(*v))
     for read, vec in ((a, v), (b, -v)):
         right, down = _axes(read.up_deg)
-        if vec @ right <= 0.15 * d or vec @ down <= 0.3 * d:
+        if vec @ right <= 0.05 * d or vec @ down <= 0.3 * d:
             return False
     if card_h is not None:
         expected = DIAGONAL * card_h

@@ -216,9 +216,12 @@ class IndexDetector:
     def detect_pyramid(self, image: np.ndarray, scales: list[float]) -> list[IndexRead]:
         """The indices found at any of ``scales``, the same index found at two kept once."""
         found: list[IndexRead] = []
+        weights: list[float] = []
         for scale in scales:
-            found += self.detect(image, scale)
-        return suppress(found)
+            reads = self.detect(image, scale)
+            found += reads
+            weights += [r.score * _fit(r.height * scale) for r in reads]
+        return suppress(found, weights)
 
     def _read(self, out: np.ndarray) -> list[_Peak]:
         heat = 1 / (1 + np.exp(-out[0]))
@@ -304,13 +307,22 @@ def _refined(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
     return float((patch * xx).sum() / total), float((patch * yy).sum() / total)
 
 
-def suppress(reads: list[IndexRead]) -> list[IndexRead]:
-    """One read per index: of reads closer than half the smaller one's height, the surer."""
+def suppress(reads: list[IndexRead], weights: list[float] | None = None) -> list[IndexRead]:
+    """One read per index: of reads closer than half the smaller one's height, the surer (or
+    the one of greater ``weight``, when given)."""
+    order = weights if weights is not None else [r.score for r in reads]
     kept: list[IndexRead] = []
-    for r in sorted(reads, key=lambda r: -r.score):
+    for _, r in sorted(zip(order, reads, strict=True), key=lambda wr: -wr[0]):
         if all(math.dist(r.centre, k.centre) > 0.5 * min(r.height, k.height) for k in kept):
             kept.append(r)
     return kept
+
+
+def _fit(work_height: float) -> float:
+    """How well an index this tall (network pixels) suits the network, 1 at its best height: an
+    index read at two scales is trusted where it was seen nearer that size (its up direction and
+    glyphs are read best there)."""
+    return math.exp(-abs(math.log(max(1.0, work_height) / BEST_HEIGHT)))
 
 
 def pyramid_scales(shape: tuple[int, ...], smallest_px: float = 12.0) -> list[float]:

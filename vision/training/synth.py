@@ -20,6 +20,9 @@ from vision.training import backgrounds
 from vision.training.faces import Face, available_designs, design_faces, font_face, fonts
 
 VISIBLE = 0.8  # share of an index's area in view for it to be a target
+# Of a design's faces drawn, the share that are its jokers (2 in 54 otherwise: too rare to learn
+# their long, lettered indices).
+JOKERS = 0.08
 HIDDEN = 0.35  # below this share it is absent; between the two the loss ignores it
 
 
@@ -53,6 +56,9 @@ class FacePool:
                 self.drawn[k] = font_face(self.rng, CARDS[int(self.rng.integers(len(CARDS)))])
             return self.drawn[k]
         faces = list(self.designs.values())[int(self.rng.integers(len(self.designs)))]
+        jokers = [f for f in faces if f.card.is_joker]
+        if jokers and self.rng.random() < JOKERS:
+            return jokers[int(self.rng.integers(len(jokers)))]
         return faces[int(self.rng.integers(len(faces)))]
 
 
