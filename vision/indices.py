@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.index_crops import crops_blob, upright_crop
+from vision.index_crops import CropSpecError, crops_blob, spec_of, upright_crop
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +184,10 @@ class IndexDetector:
         reader = reader or Path(self.path).with_name(READER)
         usable = read_upright and reader is not None and Path(reader).is_file()
         self.reader = _net(str(reader), backend) if usable else None
+        try:
+            self.crop = spec_of(Path(reader)) if usable else None  # the window the reader was trained on
+        except CropSpecError as e:
+            raise ModelError(str(e)) from e
 
     def maps(self, image: np.ndarray) -> np.ndarray:
         """The network's raw output for a BGR image (padded to a multiple of 16): (25, H/4, W/4)."""
@@ -249,12 +253,12 @@ class IndexDetector:
     def _read_upright(self, image: np.ndarray, reads: list[_Peak]) -> list[IndexRead]:
         """Each index read again from an upright crop, as the detector saw it and turned half a
         turn (the reader says which is upright); the two opinions multiplied."""
-        assert self.reader is not None
+        assert self.reader is not None and self.crop is not None
         crops = []
         for r in reads:
             crops += [
-                upright_crop(image, r.centre, r.height, r.up_deg),
-                upright_crop(image, r.centre, r.height, r.up_deg + 180),
+                upright_crop(image, r.centre, r.height, r.up_deg, self.crop),
+                upright_crop(image, r.centre, r.height, r.up_deg + 180, self.crop),
             ]
         logits = self.reader.run(crops_blob(crops))
         out = []

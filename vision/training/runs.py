@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -18,9 +19,10 @@ log = logging.getLogger("vision.training")
 class Run:
     """A training run's folder: ``checkpoint.pt`` (model, optimiser, step, arguments)."""
 
-    def __init__(self, args: argparse.Namespace, model: nn.Module) -> None:
-        torch.manual_seed(args.seed)
+    def __init__(self, args: argparse.Namespace, build: Callable[[], nn.Module]) -> None:
+        torch.manual_seed(args.seed)  # before the model is built: its first weights are seeded too
         torch.set_num_threads(args.threads)
+        model = build()
         self.args, self.model = args, model
         self.folder = Path(args.run)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -29,6 +31,7 @@ class Run:
         self.step = 0
         if self.checkpoint.is_file():
             state = torch.load(self.checkpoint, weights_only=False)
+            _same_model(vars(args), state.get("args", {}), self.checkpoint)
             model.load_state_dict(state["model"])
             self.optimiser.load_state_dict(state["optimizer"])
             self.step = state["step"]
@@ -49,6 +52,19 @@ class Run:
         if self.args.out:
             export(self.model, Path(self.args.out))
         log.info("checkpoint at step %d", self.step)
+
+
+class RunMismatch(SystemExit):
+    """A run folder's checkpoint is of another model than the one asked for."""
+
+
+def _same_model(asked: dict, saved: dict, checkpoint: Path) -> None:
+    for key in ("width", "crop"):
+        if key in saved and asked.get(key) != saved[key]:
+            raise RunMismatch(
+                f"{checkpoint} holds a model with --{key} {saved[key]}, not {asked.get(key)}: "
+                "give the same value to resume it, or another --run folder"
+            )
 
 
 def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, names: tuple[str, str], dynamic: dict) -> None:

@@ -119,8 +119,8 @@ def export(model: IndexNet, path: Path) -> None:
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
-    model = IndexNet(args.width)
-    run = Run(args, model)
+    run = Run(args, lambda: IndexNet(args.width))
+    model = run.model
     step = run.step
     data = DataLoader(
         Scenes(args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces)),
