@@ -44,9 +44,94 @@ def whole(card: Recognition) -> bool:
 def upright_face(frame: np.ndarray, card: Recognition, margin: float = 0.04) -> np.ndarray:
     """The card's face, warped upright to the canonical size; the outline grown by ``margin``
     of its size first, so that a slightly short outline keeps the card's edges."""
-    corners = np.asarray(card.corners, np.float32)
+    corners = refined_outline(frame, np.asarray(card.corners, np.float32))
     centre = corners.mean(axis=0)
     grown = centre + (corners - centre) * (1 + margin)
     target = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
     h = cv2.getPerspectiveTransform(grown.astype(np.float32), target)
     return cv2.warpPerspective(frame, h, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def refined_outline(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The card's own edges near the outline its indices gave: the indices place a card to a few
+    degrees and pixels, and two captures of one card must warp alike (enrolment compares them).
+    The card is told from the table around it by GrabCut, seeded with the outline; the
+    rectangle that bounds it replaces the outline when it agrees with it in size and place, and
+    its corners keep the outline's order. Otherwise the outline stands."""
+    h, w = frame.shape[:2]
+    centre = corners.mean(axis=0)
+    grown = centre + (corners - centre) * 1.3
+    x0, y0 = np.floor(grown.min(axis=0)).astype(int).clip(0, [w - 1, h - 1])
+    x1, y1 = np.ceil(grown.max(axis=0)).astype(int).clip(1, [w, h])
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return corners
+    part = np.ascontiguousarray(frame[y0:y1, x0:x1])
+    mask = np.full(part.shape[:2], cv2.GC_BGD, np.uint8)
+    offset = np.array([x0, y0], np.float32)
+    cv2.fillConvexPoly(mask, np.round(grown - offset).astype(np.int32), cv2.GC_PR_BGD)
+    cv2.fillConvexPoly(mask, np.round(corners - offset).astype(np.int32), cv2.GC_PR_FGD)
+    inner = centre + (corners - centre) * 0.6
+    cv2.fillConvexPoly(mask, np.round(inner - offset).astype(np.int32), cv2.GC_FGD)
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    try:
+        cv2.grabCut(part, mask, None, bgd, fgd, 4, cv2.GC_INIT_WITH_MASK)
+    except cv2.error:
+        return corners
+    card = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
+    contours, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return corners
+    box = _quadrilateral(max(contours, key=cv2.contourArea)) + offset
+    area, found_area = cv2.contourArea(corners), cv2.contourArea(box)
+    if not (0.8 < found_area / max(area, 1.0) < 1.25):
+        return corners
+    if np.linalg.norm(box.mean(axis=0) - centre) > 0.1 * np.sqrt(area):
+        return corners
+    return _in_order_of(box, corners)
+
+
+def _quadrilateral(contour: np.ndarray) -> np.ndarray:
+    """The four-sided shape of a card's contour: each side a straight line fitted to the
+    contour's points along it (a card seen at an angle is no rectangle, and its rounded corners
+    lie inside the corners its sides meet at)."""
+    hull = cv2.convexHull(contour)
+    rough = cv2.boxPoints(cv2.minAreaRect(hull))
+    for share in (0.02, 0.04, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, share * cv2.arcLength(hull, True), True)
+        if len(approx) == 4:
+            rough = approx.reshape(4, 2)
+            break
+    points = contour.reshape(-1, 2).astype(np.float32)
+    lines = []
+    for a, b in zip(rough, np.roll(rough, -1, axis=0), strict=True):
+        side = b - a
+        length = float(np.linalg.norm(side))
+        if length < 4:
+            return rough.astype(np.float32)
+        t = (points - a) @ side / length**2
+        rel = points - a
+        off = np.abs(side[0] * rel[:, 1] - side[1] * rel[:, 0]) / length
+        near = points[(t > 0.15) & (t < 0.85) & (off < 0.05 * length + 2)]  # the side's straight middle
+        if len(near) < 2:
+            return rough.astype(np.float32)
+        vx, vy, x, y = cv2.fitLine(near, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x, y]), np.array([vx, vy])))
+    corners = [_meet(lines[k - 1], lines[k]) for k in range(4)]
+    if any(c is None for c in corners):
+        return rough.astype(np.float32)
+    return np.array(corners, np.float32)
+
+
+def _meet(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+    (p, u), (q, v) = first, second
+    det = float(u[0] * -v[1] + v[0] * u[1])
+    if abs(det) < 1e-6:
+        return None
+    t = ((q[0] - p[0]) * -v[1] + v[0] * (q[1] - p[1])) / det
+    return p + t * u
+
+
+def _in_order_of(box: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """``box``'s corners listed as ``corners`` are: each nearest its counterpart."""
+    turns = [np.roll(b, k, axis=0) for b in (box, box[::-1]) for k in range(4)]
+    return min(turns, key=lambda t: float(np.linalg.norm(t - corners, axis=1).sum()))
