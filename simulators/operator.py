@@ -130,8 +130,11 @@ class SimulatedOperator:
         if not self._noise:
             return clean.copy()
         if not self._noise_fields:
-            for _ in range(_NOISE_FIELDS):
+            for k in range(_NOISE_FIELDS):
                 noise = np.empty(clean.shape, np.float32)
+                # Seeded here: OpenCV's generator is the process's, and other work (GrabCut's
+                # k-means) moves it, so the frames would differ with what ran before.
+                cv2.setRNGSeed(1000 + k)
                 cv2.randn(noise, 0.0, self._noise)
                 noise = np.round(noise)
                 self._noise_fields.append(

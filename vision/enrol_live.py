@@ -45,7 +45,7 @@ PACKS: dict[str, tuple[Card, ...]] = {
 }
 STILL_FRAMES = 4  # consecutive frames with the card in the same place before it is taken
 CLEAR_FRAMES = 3  # consecutive frames without a card before the next one is asked for
-STILL_PX = 4.0  # how far (frame pixels) a corner may move between frames and the card still count as still
+STILL_PX = 4.0  # how far (frame pixels) an index may move between frames and the card still count as still
 TIMEOUT_S = 120.0
 
 
@@ -189,8 +189,13 @@ def most_alike(face: np.ndarray, asked: Card, inks: dict[Card, np.ndarray]) -> C
 
 
 def _same_place(a: Recognition, b: Recognition, tolerance_px: float) -> bool:
-    """Corner by corner, allowing for the corners being listed from another start."""
-    return any(float(np.abs(np.roll(a.corners, k, axis=0) - b.corners).max()) <= tolerance_px for k in range(4))
+    """Whether a whole card lies where it lay: each of its two indices within ``tolerance_px``
+    of one of the other's (in either order). The indices are what is measured; the outline drawn
+    from them turns with their up direction, and a degree of it moves a corner by more."""
+    ours, theirs = np.array(a.index_centres), np.array(b.index_centres)
+    if ours.shape != theirs.shape:
+        return False
+    return any(float(np.abs(ours - t).max()) <= tolerance_px for t in (theirs, theirs[::-1]))
 
 
 def _write_face(path: Path, face: np.ndarray) -> None:
