@@ -30,6 +30,7 @@ from engine.cards import CARDS, Card
 from simulators.camera import render
 from simulators.scenes import SceneStyle, random_arm, random_scene, tilted_view
 from vision.decks import DECKS, deck_available, deck_faces
+from vision.indices import IndexDetector
 from vision.mat import MatLayout
 from vision.observe import Observer
 from vision.scan import scan
@@ -101,11 +102,12 @@ class AccuracyFigure:
         }
 
 
-def real_figures(limit: int | None = None) -> list[AccuracyFigure]:
-    """The validation half of the real photographs, per source and over all."""
+def real_figures(limit: int | None = None, detector: IndexDetector | None = None) -> list[AccuracyFigure]:
+    """The validation half of the real photographs, per source and over all (``detector``:
+    another model than the shipped one)."""
     from benchmarks.real_photos import evaluate
 
-    scores = evaluate(lambda image: scan(image), "validation", limit)
+    scores = evaluate(lambda image: scan(image, detector=detector), "validation", limit)
     return [
         AccuracyFigure(
             f"real: {source}",
@@ -122,7 +124,10 @@ def real_figures(limit: int | None = None) -> list[AccuracyFigure]:
 
 
 def rendered_figures(
-    count: int = 30, size: tuple[int, int] = (1280, 720), seeds: tuple[int, ...] = (11,)
+    count: int = 30,
+    size: tuple[int, int] = (1280, 720),
+    seeds: tuple[int, ...] = (11,),
+    detector: IndexDetector | None = None,
 ) -> list[AccuracyFigure]:
     """Each design the reader may learn from, over ``count`` scenes of every seed."""
     designs: list[tuple[str, dict[Card, np.ndarray] | None]] = [("project", None)]
@@ -132,7 +137,7 @@ def rendered_figures(
         score = Score()
         for seed in seeds:
             for label, frame, truth in scenes(count, size, seed=seed, deck=deck):
-                score.add(scan(frame), truth, f"seed {seed}, {label}")
+                score.add(scan(frame, detector=detector), truth, f"seed {seed}, {label}")
         confusions = tuple(f"{t}->{r} x{n}" for (t, r), n in score.confusions.most_common(6))
         out.append(
             AccuracyFigure(
@@ -151,17 +156,17 @@ def rendered_figures(
     return out
 
 
-def speed_figures(frames: int = 12, seed: int = 0) -> list[SpeedFigure]:
+def speed_figures(frames: int = 12, seed: int = 0, detector: IndexDetector | None = None) -> list[SpeedFigure]:
     """``frames`` timed frames per case, single thread."""
     cv2.setNumThreads(1)
     layout = MatLayout.create(6, "a2")  # six seats: room for eight cards with a trick in the centre
     out = []
     for size in SIZES:
         rng = np.random.default_rng(seed)
-        out.append(_steady(layout, size, rng, frames))
+        out.append(_steady(layout, size, rng, frames, detector))
         for count in NEW_CARDS:
-            out.append(_new_cards(layout, size, rng, count, frames))
-        out.append(_hand_moving(layout, size, rng, frames))
+            out.append(_new_cards(layout, size, rng, count, frames, detector))
+        out.append(_hand_moving(layout, size, rng, frames, detector))
     return out
 
 
@@ -188,9 +193,11 @@ class _Clock:
         return SpeedFigure(size, cards, len(self.wall), m(self.wall), p(self.wall), state, m(self.cpu), p(self.cpu))
 
 
-def _steady(layout: MatLayout, size: tuple[int, int], rng: np.random.Generator, frames: int) -> SpeedFigure:
+def _steady(
+    layout: MatLayout, size: tuple[int, int], rng: np.random.Generator, frames: int, detector: IndexDetector | None
+) -> SpeedFigure:
     view, still = _scene(rng, layout, size, 6)
-    observer, clock = Observer(layout), _Clock()
+    observer, clock = Observer(layout, detector), _Clock()
     observer.observe(render(view, still, seed=0)[0])
     for i in range(frames):
         clock.time(observer, render(view, still, seed=1 + i)[0])
@@ -198,23 +205,30 @@ def _steady(layout: MatLayout, size: tuple[int, int], rng: np.random.Generator, 
 
 
 def _new_cards(
-    layout: MatLayout, size: tuple[int, int], rng: np.random.Generator, count: int, frames: int
+    layout: MatLayout,
+    size: tuple[int, int],
+    rng: np.random.Generator,
+    count: int,
+    frames: int,
+    detector: IndexDetector | None,
 ) -> SpeedFigure:
     clock = _Clock()
     for _ in range(frames):
         view, scene = _scene(rng, layout, size, count)
         empty = render(view, replace(scene, cards=()), seed=0)[0]
         shown = render(view, scene, seed=1)[0]
-        observer = Observer(layout)
+        observer = Observer(layout, detector)
         observer.observe(empty)
         observer.observe(empty)
         clock.time(observer, shown)
     return clock.figure(size, count, "new cards")
 
 
-def _hand_moving(layout: MatLayout, size: tuple[int, int], rng: np.random.Generator, frames: int) -> SpeedFigure:
+def _hand_moving(
+    layout: MatLayout, size: tuple[int, int], rng: np.random.Generator, frames: int, detector: IndexDetector | None
+) -> SpeedFigure:
     view, still = _scene(rng, layout, size, 6)
-    observer, clock = Observer(layout), _Clock()
+    observer, clock = Observer(layout, detector), _Clock()
     observer.observe(render(view, still)[0])
     for i in range(frames):
         clock.time(observer, render(view, replace(still, arms=(random_arm(rng, size),)), seed=i)[0])

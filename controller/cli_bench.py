@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -75,14 +76,33 @@ def bench_vision(
     real: Annotated[bool, typer.Option(help="Score the real photographs' validation half (--no-real: skip).")] = True,
     rendered: Annotated[bool, typer.Option(help="Score rendered scenes (--no-rendered: skip).")] = True,
     speed: Annotated[bool, typer.Option(help="Time the frames (--no-speed: accuracy only).")] = True,
+    model: Annotated[
+        Path | None, typer.Option(help="Another index detector (ONNX) than the shipped one, to compare.")
+    ] = None,
+    reader: Annotated[
+        Path | None,
+        typer.Option(
+            help="Another index reader (ONNX, its window in the .json beside it) than the one beside the detector."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """The card reader's accuracy on real photographs and rendered scenes; per-frame time."""
     from benchmarks.vision import real_figures, rendered_figures, speed_figures
+    from vision.indices import IndexDetector, ModelError
     from vision.photo_set import PhotoSetError
 
     if size not in ("1280x720", "1920x1080"):
         fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
+    detector = None
+    if model is not None or reader is not None:
+        for path in (model, reader):
+            if path is not None and not path.is_file():
+                fail(f"{path}: no such model file")
+        try:
+            detector = IndexDetector(model, reader=reader)
+        except ModelError as exc:
+            fail(str(exc))
     width, height = (int(v) for v in size.split("x"))
     seeds = tuple(seed or (11,))
     figures: list[Any] = []
@@ -91,15 +111,15 @@ def bench_vision(
     if real:
         with status("reading the real photographs' validation half..."):
             try:
-                figures += real_figures()
+                figures += real_figures(detector=detector)
             except PhotoSetError as exc:
                 fail(f"{exc} (or run with --no-real)")
     if rendered:
         with status("reading rendered scenes..."):
-            figures += rendered_figures(scenes, (width, height), seeds)
+            figures += rendered_figures(scenes, (width, height), seeds, detector)
     if speed:
         with status("timing frames..."):
-            timings = speed_figures(frames)
+            timings = speed_figures(frames, detector=detector)
     if as_json:
         doc = {"speed": [f.to_json() for f in timings], "accuracy": [f.to_json() for f in figures]}
         sys.stdout.write(json.dumps(doc) + "\n")

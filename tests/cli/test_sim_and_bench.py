@@ -77,6 +77,18 @@ def test_bench_vision_scores_the_real_photographs_per_source(tmp_path):
     assert missing.returncode == 2 and "no photo set at" in missing.stderr and "--no-real" in missing.stderr
 
 
+def test_bench_vision_compares_another_model_given_by_its_files(tmp_path):
+    from vision.indices import model_path
+
+    args = ("bench", "vision", "--no-speed", "--no-real", "--scenes", "1", "--seed", "3", "--json")
+    shipped = run_croupier(*args)
+    given = run_croupier(*args, "--model", str(model_path()), "--reader", str(model_path("reader.onnx")))
+    assert shipped.returncode == 0 and given.returncode == 0, shipped.stderr + given.stderr
+    assert json.loads(given.stdout) == json.loads(shipped.stdout)  # the same files: the same figures
+    missing = run_croupier(*args, "--reader", str(tmp_path / "reader.onnx"))
+    assert missing.returncode == 2 and "reader.onnx: no such model file" in missing.stderr
+
+
 def test_bench_vision_refuses_an_unknown_size():
     done = run_croupier("bench", "vision", "--no-speed", "--size", "640x480")
     assert done.returncode == 2 and "unknown size '640x480'" in done.stderr
