@@ -56,8 +56,9 @@ def refined_outline(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """The card's own edges near the outline its indices gave: the indices place a card to a few
     degrees and pixels, and two captures of one card must warp alike (enrolment compares them).
     The card is told from the table around it by GrabCut, seeded with the outline; the
-    rectangle that bounds it replaces the outline when it agrees with it in size and place, and
-    its corners keep the outline's order. Otherwise the outline stands."""
+    four-sided shape of what it finds (:func:`_quadrilateral`) replaces the outline when it
+    agrees with it in size and place, each corner matched to the outline's nearest. Otherwise
+    the outline stands."""
     h, w = frame.shape[:2]
     centre = corners.mean(axis=0)
     grown = centre + (corners - centre) * 1.3
