@@ -26,7 +26,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from vision.index_crops import INDEX_ONLY, SPECS, CropSpec, upright_crop, write_spec
 from vision.training import synth
-from vision.training.runs import Run, export_onnx
+from vision.training.runs import Run, export_onnx, run_main, run_parser
 from vision.training.targets import RANKS, SUITS, rank_class, suit_class
 
 log = logging.getLogger("vision.training")
@@ -255,27 +255,18 @@ def export(model: ReaderNet, path: Path) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m vision.training.reader", description=__doc__)
-    p.add_argument("--run", default="runs/reader", help="run folder: checkpoint (resumes from it)")
-    p.add_argument("--out", default="vision/models/reader.onnx", help="the exported model")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--steps", type=int, default=6000)
-    p.add_argument("--batch", type=int, default=64, help="pairs of crops per step")
-    p.add_argument("--width", type=int, default=16)
+    p = run_parser(
+        "python -m vision.training.reader", __doc__, run="runs/reader", out="vision/models/reader.onnx",
+        steps=6000, batch=64, width=16, threads=1, log_every=100, batch_help="pairs of crops per step",
+    )  # fmt: skip
     p.add_argument("--crop", choices=sorted(SPECS), default="index", help="the window: the index, or the card too")
-    p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--workers", type=int, default=1)
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
     p.add_argument("--detector", default="vision/models/indices.onnx", help="finds the photos' indices' up direction")
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--log-every", type=int, default=100)
-    p.add_argument("--checkpoint-every", type=int, default=500)
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    print(json.dumps(train(parser().parse_args(argv))))
+    run_main(parser, train, argv)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@ ONNX (opset 11, batch norm folded: operators every OpenCV since 4.x runs)."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -84,3 +86,32 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, names: tupl
     )
     tmp.replace(path)
     model.train()
+
+
+def run_parser(
+    prog: str, description: str | None, *, run: str, out: str, steps: int, batch: int, width: int, threads: int,
+    log_every: int, batch_help: str = "samples per step",
+) -> argparse.ArgumentParser:  # fmt: skip
+    """The arguments every training takes (its run folder and export, the seed, the schedule, the
+    model's width, the machine's share); each training adds its own."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("--run", default=run, help="run folder: checkpoint and progress (resumes from it)")
+    p.add_argument("--out", default=out, help="the exported model")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--steps", type=int, default=steps, help="optimiser steps in all (the learning rate's schedule)")
+    p.add_argument("--batch", type=int, default=batch, help=batch_help)
+    p.add_argument("--width", type=int, default=width)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--workers", type=int, default=1, help="processes drawing the training data")
+    p.add_argument("--threads", type=int, default=threads)
+    p.add_argument("--log-every", type=int, default=log_every)
+    p.add_argument("--checkpoint-every", type=int, default=500)
+    return p
+
+
+def run_main(
+    parser: Callable[[], argparse.ArgumentParser], train: Callable[[argparse.Namespace], Any], argv: list[str] | None
+) -> None:
+    """A training from the command line: its log on standard error, its summary as JSON."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    print(json.dumps(train(parser().parse_args(argv))))

@@ -24,7 +24,7 @@ from vision import photo_set as photos
 from vision.training import synth
 from vision.training.faces import enrolled_faces
 from vision.training.model import IndexNet
-from vision.training.runs import Run, export_onnx
+from vision.training.runs import Run, export_onnx, run_main, run_parser
 from vision.training.targets import RANKS, SUITS, Mark, build
 
 log = logging.getLogger("vision.training")
@@ -160,29 +160,19 @@ def train(args: argparse.Namespace) -> dict[str, float]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m vision.training.train", description=__doc__)
-    p.add_argument("--run", default="runs/indices", help="run folder: checkpoint and progress (resumes from it)")
-    p.add_argument("--out", default="vision/models/indices.onnx", help="the exported model")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--steps", type=int, default=8000, help="optimiser steps in all (the learning rate's schedule)")
+    p = run_parser(
+        "python -m vision.training.train", __doc__, run="runs/indices", out="vision/models/indices.onnx",
+        steps=8000, batch=16, width=32, threads=2, log_every=50,
+    )  # fmt: skip
     p.add_argument("--minutes", type=float, default=0, help="stop this sitting after so many minutes (0: never)")
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--width", type=int, default=32)
-    p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples cut from the training photos")
     p.add_argument("--synthetic-only", action="store_true")
     p.add_argument("--faces", action="append", default=[], help="an enrolled deck's folder to draw faces from too")
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--log-every", type=int, default=50)
-    p.add_argument("--checkpoint-every", type=int, default=500)
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    args = parser().parse_args(argv)
-    print(json.dumps(train(args)))
+    run_main(parser, train, argv)
 
 
 if __name__ == "__main__":
