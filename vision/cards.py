@@ -161,8 +161,8 @@ def join(
     checks which reads pair and draws the outlines; ``allowed``, the cards that may be on the
     table (the referee's prior), decides between the likeliest: one set for the whole image, or
     a function of a card's centre (the cards that may lie there: a seat's zone holds that
-    seat's cards). ``any_pair``: two indices that
-    lie as one card's pair are joined even when their reads share no likely card."""
+    seat's cards). ``any_pair``: two indices that lie as one card's pair are joined even when
+    their reads share no likely card."""
     reads = sorted((r for r in reads if r.heat >= limits.present), key=lambda r: -r.score)
     card_h = card_size_px[1] if card_size_px else None
     used: set[int] = set()
@@ -181,27 +181,14 @@ def join(
             heat = 1 - (1 - a.heat) * (1 - b.heat)
             here = (float(centre[0]), float(centre[1]))
             card, conf, cands = _pick(_same_card_evidence(a, b), heat, _prior_at(allowed, here), limits)
-            cards.append(
-                Recognition(
-                    card,
-                    conf,
-                    _outline(centre, up, h),
-                    (float(centre[0]), float(centre[1])),
-                    (a.centre, b.centre),
-                    cands,
-                )
-            )
+            cards.append(Recognition(card, conf, _outline(centre, up, h), here, (a.centre, b.centre), cands))
             continue
         h = card_h or CARD_PER_INDEX * a.height
         right, down = _axes(a.up_deg)
         centre = np.array(a.centre) + (0.5 - INDEX_AT[0]) * CARD_ASPECT * h * right + (0.5 - INDEX_AT[1]) * h * down
         here = (float(centre[0]), float(centre[1]))
         card, conf, cands = _pick(_distribution(a), a.heat, _prior_at(allowed, here), limits, lone=True)
-        cards.append(
-            Recognition(
-                card, conf, _outline(centre, a.up_deg, h), (float(centre[0]), float(centre[1])), (a.centre,), cands
-            )
-        )
+        cards.append(Recognition(card, conf, _outline(centre, a.up_deg, h), here, (a.centre,), cands))
     return cards
 
 

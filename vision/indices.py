@@ -217,9 +217,9 @@ class IndexDetector:
             reads = [_as_read(p.centre, p.height, p.width, p.up_deg, p.heat, p.p_rank, p.p_suit) for p in peaks]
         return [r.scaled(1 / scale) for r in reads]
 
-    def detect_pyramid(self, image: np.ndarray, scales: list[float], settle: bool = True) -> list[IndexRead]:
-        """The indices found at any of ``scales``, the same index found at two kept once. With
-        ``settle``, the image is looked at once more at the scale that brings the indices found
+    def detect_pyramid(self, image: np.ndarray, scales: list[float]) -> list[IndexRead]:
+        """The indices found at any of ``scales``, the same index found at two kept once. Then
+        the image is looked at once more at the scale that brings the indices found
         (their median height) to the network's best, unless a scale near it was run already:
         the pyramid's steps are an octave apart, and an index between them is read near the
         taught range's end."""
@@ -234,7 +234,7 @@ class IndexDetector:
         for scale in scales:
             look(scale)
         sure = [r.height for r in found if r.heat >= 0.5]
-        if settle and sure:
+        if sure:
             best = scale_for(float(np.median(sure)))
             if all(abs(math.log(best / s)) > math.log(1.25) for s in scales):
                 look(best)

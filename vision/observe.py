@@ -150,9 +150,8 @@ class Observer:
             self.regions_read += 1
         cards = []
         for rec in join(self._reads, size, self._prior(pose)):
-            x, y = pose.to_mat(np.array([rec.center]))[0]
-            zone = self.layout.zone_at(float(x), float(y))
-            cards.append(Observed(rec.card, rec.confidence, (float(x), float(y)), zone.name if zone else None))
+            at_mm, zone = self._place(pose, rec.center)
+            cards.append(Observed(rec.card, rec.confidence, at_mm, zone))
             if rec.card is None:
                 box = _box_around(rec.corners, frame.shape)
                 tries = max((n for b, n in retries.items() if _overlap(b, box)), default=_RETRIES + 1)
@@ -169,11 +168,16 @@ class Observer:
         anyone = set().union(*allowed.values())
 
         def at(centre: tuple[float, float]) -> set[Card]:
-            x, y = pose.to_mat(np.array([centre]))[0]
-            zone = self.layout.zone_at(float(x), float(y))
-            return allowed.get(zone.name, anyone) if zone is not None else anyone
+            _, zone = self._place(pose, centre)
+            return allowed.get(zone, anyone) if zone is not None else anyone
 
         return at
+
+    def _place(self, pose: MatPose, centre: tuple[float, float]) -> tuple[tuple[float, float], str | None]:
+        """A point of the frame on the mat: millimetres, and the zone there (None: outside all)."""
+        x, y = (float(v) for v in pose.to_mat(np.array([centre]))[0])
+        zone = self.layout.zone_at(x, y)
+        return (x, y), zone.name if zone else None
 
     def _under_busy(
         self, pose: MatPose, box: tuple[int, int, int, int], busy: frozenset[str], only_centre: bool = False

@@ -89,12 +89,13 @@ class VisionService:
         them. ``dealt``, the cards each seat had this hand (``allowed`` when not given), is the
         reader's prior for that seat's zone: a card lying there is one of them, the ones it
         played included, so a card played stays read as itself."""
-        by_zone = None if allowed is None else {self._zone_of_seat[s]: set(c) for s, c in allowed.items()}
-        prior = allowed if dealt is None else dealt
         with self._lock:
-            self._allowed = by_zone
+            self._allowed = self._by_zone(allowed)
         # One new dict, assigned at once: the capture thread sees the old one or this one.
-        self.observer.allowed = None if prior is None else {self._zone_of_seat[s]: set(c) for s, c in prior.items()}
+        self.observer.allowed = self._by_zone(allowed if dealt is None else dealt)
+
+    def _by_zone(self, by_seat: dict[int, set[Card]] | None) -> dict[str, set[Card]] | None:
+        return None if by_seat is None else {self._zone_of_seat[s]: set(c) for s, c in by_seat.items()}
 
     def set_turn(self, seats: Sequence[int] | None) -> None:
         """The seats in the order they are due to play, the one to play first (None: unknown)."""
