@@ -11,8 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vision.index_crops import WITH_CONTEXT  # noqa: E402
-from vision.indices import IndexDetector  # noqa: E402
+from vision.index_crops import INDEX_ONLY, WITH_CONTEXT, crops_blob, upright_crop  # noqa: E402
+from vision.indices import RANKS, SUITS, IndexDetector  # noqa: E402
 from vision.training import synth  # noqa: E402
 from vision.training.runs import RunMismatch  # noqa: E402
 from vision.training.train import parser, train  # noqa: E402
@@ -64,8 +64,13 @@ def test_the_index_reader_trains_on_pairs_resumes_and_exports(tmp_path):
     assert again["steps"] == 32
     with pytest.raises(RunMismatch, match="--crop context, not index"):
         reader.train(reader.parser().parse_args([*argv[:5], "34", *argv[6:-2]]))
-    # The exported reader says which window it reads; the detector cuts that window at the table.
+    # The exported reader says which window it reads; the detector cuts that window at the table,
+    # and the model takes no other.
     detector = IndexDetector(reader=tmp_path / "reader.onnx")
     assert detector.reader is not None and detector.crop == WITH_CONTEXT
     image, _ = synth.scene(np.random.default_rng(3), synth.FacePool(np.random.default_rng(3), drawn=0))
-    assert all(0 <= r.heat <= 1 for r in detector.detect(image))
+    logits = detector.reader.run(crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, detector.crop)]))
+    assert logits.shape == (1, len(RANKS) + 1 + len(SUITS))
+    with pytest.raises(Exception, match=r"(?i)dimension|shape"):
+        detector.reader.run(crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, INDEX_ONLY)]))
+    assert isinstance(detector.detect(image), list)  # the whole way, with that window
