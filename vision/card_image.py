@@ -7,6 +7,8 @@ the outline is warped to :data:`FACE_W` x :data:`FACE_H` pixels.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -41,15 +43,131 @@ def whole(card: Recognition) -> bool:
     return len(card.index_centres) == 2
 
 
+def sole_card(frame: np.ndarray, found: list[Recognition]) -> Recognition | None:
+    """The one card in view, with a sure outline: both its indices found, or one of them and the
+    card's own edges (:func:`alone_by_its_edges`). None when there is not exactly one such card."""
+    if len(found) != 1:
+        return None
+    return found[0] if whole(found[0]) else alone_by_its_edges(frame, found[0])
+
+
+CARD_SHAPES = (0.6, 0.8)  # a card's width over its height: bridge (0.63) to poker (0.71), and a margin
+_FILLED = 0.9  # of each corner of the four-sided outline that must be card (a finger over one cuts into it)
+
+
+def alone_by_its_edges(frame: np.ndarray, card: Recognition) -> Recognition | None:
+    """A card alone in view whose second index was not found (a joker's word, a design the
+    detector reads faintly), outlined by its own edges instead. The lone index's outline, drawn
+    from its size and up direction, is only a guess of the card's (cards are 3.5 to 6 index
+    heights tall, and the direction is good to tens of degrees), so GrabCut cuts the card from
+    the table in a disc around the index as large as the largest card, and its four-sided shape
+    is kept if it is a card's shape, whole (nothing over it), of a card's size for that index,
+    and has the index in a corner. None when it is not."""
+    if len(card.index_centres) != 1:
+        return None
+    guess = np.asarray(card.corners, np.float32)
+    index = np.asarray(card.index_centres[0], np.float32)
+    height = float(np.linalg.norm(guess[3] - guess[0]))  # the guessed card's height
+    found = _cut_out(frame, index, guess.mean(axis=0), reach=1.45 * height, sure=0.15 * height)
+    if found is None:
+        return None
+    box, filled = found
+    sides = sorted(float(np.linalg.norm(box[k] - box[k - 1])) for k in range(4))
+    shape = (sides[0] + sides[1]) / (sides[2] + sides[3])
+    if not (CARD_SHAPES[0] < shape < CARD_SHAPES[1]) or filled < _FILLED:
+        return None
+    if not (0.7 * height < sides[-1] < 1.45 * height):
+        return None
+    if np.linalg.norm(box - index, axis=1).min() > 0.25 * sides[-1]:
+        return None  # the index is not in one of its corners: not this card's outline
+    corner = guess[0]  # the guess has the index at its top-left
+    scaled = corner + (guess - corner) * (sides[-1] / height)
+    corners = _in_order_of(box, scaled)
+    centre = corners.mean(axis=0)
+    return replace(card, corners=corners, center=(float(centre[0]), float(centre[1])))
+
+
+def _cut_out(
+    frame: np.ndarray, index: np.ndarray, middle: np.ndarray, reach: float, sure: float
+) -> tuple[np.ndarray, float] | None:
+    """The four-sided shape of what GrabCut finds as the card: surely card within ``sure`` of
+    ``middle``, perhaps card within ``reach`` of ``index``, table beyond; with the share of the
+    shape's inside that is card."""
+    h, w = frame.shape[:2]
+    x0, y0 = (np.floor(index - 1.6 * reach).astype(int)).clip(0, [w - 1, h - 1])
+    x1, y1 = (np.ceil(index + 1.6 * reach).astype(int)).clip(1, [w, h])
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return None
+    part = np.ascontiguousarray(frame[y0:y1, x0:x1])
+    offset = np.array([x0, y0], np.float32)
+    mask = np.full(part.shape[:2], cv2.GC_BGD, np.uint8)
+    # The card's colours are learnt from its middle only: a wide "perhaps card" would teach the
+    # table's colours as the card's too, and the cut would follow the mat's lines instead.
+    cv2.circle(mask, _point(index - offset), round(reach), cv2.GC_PR_BGD, -1)
+    cv2.circle(mask, _point(middle - offset), max(3, round(2 * sure)), cv2.GC_PR_FGD, -1)
+    cv2.circle(mask, _point(middle - offset), max(2, round(sure)), cv2.GC_FGD, -1)
+    if not _grab_cut(part, mask):
+        return None
+    card = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
+    contours, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    outline = max(contours, key=cv2.contourArea)  # its outer edge: the picture inside may pass for table
+    box = _quadrilateral(outline)
+    return box + offset, _corners_filled(outline, box, card.shape)
+
+
+def _corners_filled(outline: np.ndarray, box: np.ndarray, shape: tuple[int, ...]) -> float:
+    """How much of the four-sided shape's corners the card's outer edge fills, at the least
+    filled corner: a finger over a corner (over the index not found, perhaps) cuts into it, while
+    the sides, fitted to the edges' middles, still make a whole card's shape."""
+    inside = np.zeros(shape[:2], np.uint8)
+    cv2.drawContours(inside, [outline], -1, 1, -1)
+    shape_mask = np.zeros_like(inside)
+    cv2.fillConvexPoly(shape_mask, np.round(box).astype(np.int32), 1)
+    reach = 0.25 * min(float(np.linalg.norm(box[k] - box[k - 1])) for k in range(4))
+    filled = []
+    for corner in box:
+        near = np.zeros_like(inside)
+        cv2.circle(near, _point(corner), max(2, round(reach)), 1, -1)
+        region = shape_mask & near
+        filled.append(float((inside & region).sum()) / max(float(region.sum()), 1.0))
+    return min(filled)
+
+
+def _grab_cut(part: np.ndarray, mask: np.ndarray) -> bool:
+    """GrabCut in place on ``mask`` (seeded: its colour models start from k-means on OpenCV's
+    random generator, and the same frame must give the same outline). False when it fails."""
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(0)
+    try:
+        cv2.grabCut(part, mask, None, bgd, fgd, 4, cv2.GC_INIT_WITH_MASK)
+    except cv2.error:
+        return False
+    return True
+
+
+def _point(p: np.ndarray) -> tuple[int, int]:
+    return (round(float(p[0])), round(float(p[1])))
+
+
 def upright_face(frame: np.ndarray, card: Recognition, margin: float = 0.04) -> np.ndarray:
     """The card's face, warped upright to the canonical size; the outline grown by ``margin``
     of its size first, so that a slightly short outline keeps the card's edges."""
-    corners = refined_outline(frame, np.asarray(card.corners, np.float32))
+    corners = _as_photographed(refined_outline(frame, np.asarray(card.corners, np.float32)))
     centre = corners.mean(axis=0)
     grown = centre + (corners - centre) * (1 + margin)
     target = np.array([[0, 0], [FACE_W - 1, 0], [FACE_W - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
     h = cv2.getPerspectiveTransform(grown.astype(np.float32), target)
     return cv2.warpPerspective(frame, h, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _as_photographed(corners: np.ndarray) -> np.ndarray:
+    """Of the two ways a card may stand (its two indices are alike, half a turn apart), the one
+    nearer the image's up: a card is photographed, or shown to the camera, the right way up, and
+    its picture may not be the same both ways (a joker, a seven's middle pip)."""
+    top = (corners[0] + corners[1]) / 2 - corners.mean(axis=0)
+    return np.roll(corners, 2, axis=0) if top[1] > 0 else corners
 
 
 def refined_outline(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -73,13 +191,10 @@ def refined_outline(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     cv2.fillConvexPoly(mask, np.round(corners - offset).astype(np.int32), cv2.GC_PR_FGD)
     inner = centre + (corners - centre) * 0.6
     cv2.fillConvexPoly(mask, np.round(inner - offset).astype(np.int32), cv2.GC_FGD)
-    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
-    try:
-        cv2.grabCut(part, mask, None, bgd, fgd, 4, cv2.GC_INIT_WITH_MASK)
-    except cv2.error:
+    if not _grab_cut(part, mask):
         return corners
     card = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
-    contours, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return corners
     box = _quadrilateral(max(contours, key=cv2.contourArea)) + offset
@@ -88,7 +203,10 @@ def refined_outline(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
         return corners
     if np.linalg.norm(box.mean(axis=0) - centre) > 0.1 * np.sqrt(area):
         return corners
-    return _in_order_of(box, corners)
+    box = _in_order_of(box, corners)
+    if np.linalg.norm(box - corners, axis=1).max() > 0.15 * np.sqrt(area):
+        return corners  # a shape that is not the outline's card (a corner far from any of its)
+    return box
 
 
 def _quadrilateral(contour: np.ndarray) -> np.ndarray:

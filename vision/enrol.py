@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.card_image import cards_in_view, upright_face, whole
+from vision.card_image import cards_in_view, sole_card, upright_face
 from vision.sources import IMAGE_SUFFIXES
 
 log = logging.getLogger(__name__)
@@ -31,10 +31,11 @@ class EnrolError(ValueError):
 def face_from_photo(photo: np.ndarray, card: Card) -> np.ndarray:
     """The one card in ``photo``, upright at the canonical size."""
     found = cards_in_view(photo)
-    if len(found) != 1 or not whole(found[0]):
+    sole = sole_card(photo, found)
+    if sole is None:
         shows = "one card partly hidden" if len(found) == 1 else f"{len(found)}"
         raise EnrolError(f"{card}: the photo must show exactly one card on its own, it shows {shows}")
-    return upright_face(photo, found[0])
+    return upright_face(photo, sole)
 
 
 def _card_of(path: Path) -> Card:

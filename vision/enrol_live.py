@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from engine.cards import FIFTY_SIX_48, POLEY_22, STANDARD_52, WITH_JOKERS_54, Card, Suit
-from vision.card_image import cards_in_view, upright_face, whole
+from vision.card_image import cards_in_view, sole_card, upright_face
 from vision.cards import Recognition
 from vision.enrol import EnrolError, load_deck
 from vision.sources import FrameSource, SourceError
@@ -278,8 +278,8 @@ class Enrolment:
         return Prompt(self.todo[0], self.done + 1, self.total)
 
     def _waiting(self, frame: np.ndarray, found: list[Recognition]) -> Event | None:
-        # Exactly one card, both its indices in view: a hand over it, or a second card, spoils it.
-        quad = found[0] if len(found) == 1 and whole(found[0]) else None
+        # Exactly one card, its outline sure: a hand over it, or a second card, spoils it.
+        quad = sole_card(frame, found)
         if quad is None:
             self._run, self._last = 0, None
             return None

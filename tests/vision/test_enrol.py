@@ -32,7 +32,9 @@ def test_a_deck_enrolled_from_photos_keeps_each_card_upright_and_the_reader_read
     for c, face in load_deck(tmp_path / "deck"):
         original = cv2.resize(deck[c], (face.shape[1], face.shape[0]), interpolation=cv2.INTER_AREA)
         # Upright, not turned half a turn: the face is closer to the original than to it turned.
-        assert _distance(face, original) < _distance(face, original[::-1, ::-1]), c
+        # A design the same both ways within a grey level (TC, 2S, QS here) has no up to find.
+        if _distance(original, original[::-1, ::-1]) > 1.0:
+            assert _distance(face, original) < _distance(face, original[::-1, ::-1]), c
     results = check_deck(tmp_path / "deck")
     assert sum(read == c for c, read in results) >= 6, results
     assert all(read in (c, None) for c, read in results), results
