@@ -215,7 +215,9 @@ class IndexDetector:
             reads = self._read_upright(work, peaks)
         else:
             reads = [_as_read(p.centre, p.height, p.width, p.up_deg, p.heat, p.p_rank, p.p_suit) for p in peaks]
-        return [r.scaled(1 / scale) for r in reads]
+        # Two peaks of the heat map a cell or two apart are one index seen twice, not two (in a
+        # tight fan, two cards' indices lie further apart than this).
+        return [r.scaled(1 / scale) for r in suppress(reads, apart=0.25)]
 
     def detect_pyramid(self, image: np.ndarray, scales: list[float]) -> list[IndexRead]:
         """The indices found at any of ``scales``, the same index found at two kept once. Then
@@ -324,13 +326,13 @@ def _refined(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
     return float((patch * xx).sum() / total), float((patch * yy).sum() / total)
 
 
-def suppress(reads: list[IndexRead], weights: list[float] | None = None) -> list[IndexRead]:
-    """One read per index: of reads closer than half the smaller one's height, the surer (or
-    the one of greater ``weight``, when given)."""
+def suppress(reads: list[IndexRead], weights: list[float] | None = None, apart: float = 0.5) -> list[IndexRead]:
+    """One read per index: of reads closer than ``apart`` of the smaller one's height, the surer
+    (or the one of greater ``weight``, when given)."""
     order = weights if weights is not None else [r.score for r in reads]
     kept: list[IndexRead] = []
     for _, r in sorted(zip(order, reads, strict=True), key=lambda wr: -wr[0]):
-        if all(math.dist(r.centre, k.centre) > 0.5 * min(r.height, k.height) for k in kept):
+        if all(math.dist(r.centre, k.centre) > apart * min(r.height, k.height) for k in kept):
             kept.append(r)
     return kept
 

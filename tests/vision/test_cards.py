@@ -101,3 +101,22 @@ def test_a_read_unsure_of_everything_is_no_card_whatever_the_prior():
 def test_indices_too_far_apart_for_the_mat_s_card_size_are_two_cards():
     a, b = corners_of((400, 300), 0, 260)
     assert len(join([read("KC", a, 0), read("KC", b, 180)], (128.6, 180.0))) == 2
+
+
+@pytest.mark.parametrize(("turn", "errors"), [(20, (25, -20)), (200, (-25, 30)), (95, (18, 18))])
+def test_a_pair_s_outline_follows_where_its_indices_lie_not_their_rough_up_directions(turn, errors):
+    # Each index's own up direction is off by tens of degrees (small indices); the outline is
+    # placed by the line between the two, which crosses the card at a known angle.
+    a, b = corners_of((400, 300), turn, 180)
+    cards = join([read("QS", a, turn + errors[0]), read("QS", b, turn + 180 + errors[1])], (128.6, 180.0))
+    assert len(cards) == 1
+    up = np.subtract(cards[0].corners[0], cards[0].corners[3])  # the card's left side, bottom to top
+    measured = math.degrees(math.atan2(up[0], -up[1])) % 360
+    assert min(abs(measured - turn) % 360, 360 - abs(measured - turn) % 360) < 1.0, measured
+
+
+def test_with_the_mat_s_card_size_a_pair_is_joined_though_its_up_directions_differ_by_60_degrees():
+    a, b = corners_of((400, 300), 10, 180)
+    reads = [read("3H", a, 10 - 30), read("3H", b, 190 + 30)]
+    assert len(join(reads, (128.6, 180.0))) == 1
+    assert len(join(reads)) == 2  # without it, the rough directions alone must agree
