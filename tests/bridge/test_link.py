@@ -45,7 +45,11 @@ def test_a_clean_deal_of_every_game(game):
     with m:
         sim = m.deal(plan)
     assert sim.result.status == "complete", sim.result.message
-    assert sim.result.stats.retransmit_rate < 0.1  # a scheduling hiccup may cause a spurious one
+    # On a clean line the link never had to start again; retransmissions are a measure of timing
+    # (a loaded machine answers late and a frame is sent twice), so `croupier bench dealer` counts
+    # them, and a test does not.
+    stats = sim.result.stats
+    assert (stats.resets, stats.reconnects, stats.faults) == (0, 0, 0), stats
     check_deal(sim, plan, len(stack))
 
 
