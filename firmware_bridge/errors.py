@@ -11,6 +11,10 @@ class LinkLost(BridgeError, ConnectionError):
     """The serial port is gone and did not come back in time."""
 
 
+class PortUnavailable(BridgeError, ConnectionError):
+    """The serial port cannot be opened: it does not exist, is not ours to open, or is busy."""
+
+
 class ReplyTimeout(BridgeError, TimeoutError):
     """The machine did not answer a command in time (the link may still be up)."""
 

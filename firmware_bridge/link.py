@@ -10,6 +10,7 @@ deadline, and read machine events from :attr:`Link.events`, a queue that also ca
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import queue
@@ -23,7 +24,7 @@ from typing import Any
 import serial
 
 from firmware_bridge.channel import Channel, ChannelStats
-from firmware_bridge.errors import LinkLost, ProtocolError, ReplyTimeout
+from firmware_bridge.errors import LinkLost, PortUnavailable, ProtocolError, ReplyTimeout
 from firmware_bridge.framing import Decoder
 from firmware_bridge.protocol import (
     PROTOCOL_VERSION,
@@ -56,6 +57,30 @@ class LinkUp:
 
     hello: Hello
     reset: bool
+
+
+def is_device_path(url: str) -> bool:
+    """A device file (``/dev/ttyUSB0``, ``COM3``), not a pyserial URL (``loop://``, ``rfc2217://``)."""
+    return "://" not in url
+
+
+def why_not_open(url: str, exc: BaseException) -> str:
+    """What a person must do about a port that would not open, in words."""
+    number = getattr(exc, "errno", None)
+    text = str(exc)
+    if number == errno.ENOENT or "No such file" in text:
+        return (
+            f"no such port {url}: is the dealing machine plugged in and switched on? "
+            "(plugged-in serial devices are listed in /dev/serial/by-id)"
+        )
+    if number == errno.EACCES or "Permission denied" in text:
+        return (
+            f"permission denied on {url}: the user running croupier must be in the 'dialout' group "
+            "(sudo usermod -aG dialout $USER, then log out and in again)"
+        )
+    if number in (errno.EBUSY, errno.EAGAIN) or "exclusively lock" in text or "busy" in text.lower():
+        return f"{url} is busy: another program has it open (fuser -v {url} names it)"
+    return f"cannot open {url}: {text}"
 
 
 class Link:
@@ -95,7 +120,10 @@ class Link:
     # --- life ------------------------------------------------------------------------------------
 
     def open(self, timeout_s: float = 5.0) -> Hello:
-        """Start the port thread and wait for the first session; raise LinkLost if none comes."""
+        """Start the port thread and wait for the first session; raise LinkLost if none comes,
+        and PortUnavailable at once when the port cannot be opened at all (no such port,
+        permission denied, another program has it)."""
+        self._first_open()
         self._thread = threading.Thread(target=self._run, name=f"link {self.url}", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout_s
@@ -171,19 +199,37 @@ class Link:
                 log.exception("link thread")
                 self._port_failed("internal error in the link thread")
 
+    def _first_open(self) -> None:
+        """Open the port once before the thread starts: a port that cannot be opened now is
+        named with its cause, where waiting for it to answer would say only "no answer"."""
+        try:
+            port = self._opened()
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise PortUnavailable(why_not_open(self.url, exc)) from exc
+        self._adopt(port)
+
+    def _opened(self) -> Any:
+        # A device is locked for this process alone: a second program on the same port would
+        # take half of the machine's bytes each.
+        lock = {"exclusive": True} if is_device_path(self.url) else {}
+        return self._open_port(self.url, baudrate=self.baudrate, timeout=0.005, write_timeout=1.0, **lock)
+
     def _reopen(self) -> bool:
         try:
-            port = self._open_port(self.url, baudrate=self.baudrate, timeout=0.005, write_timeout=1.0)
+            port = self._opened()
         except (serial.SerialException, OSError, ValueError) as exc:
             log.debug("cannot open %s yet: %s", self.url, exc)
             return False
+        self._adopt(port)
+        return True
+
+    def _adopt(self, port: Any) -> None:
         port.reset_input_buffer()
         with self._lock:
             self._port = port
             self._decoder = Decoder()
             self._begin_handshake()
         log.info("opened %s", self.url)
-        return True
 
     def _begin_handshake(self) -> None:
         self._up.clear()

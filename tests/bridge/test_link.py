@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+
 import pytest
 
 from controller.dealing import plan_for
 from engine.games import get_game
-from firmware_bridge.errors import LinkLost
-from firmware_bridge.link import Link
+from firmware_bridge.errors import LinkLost, PortUnavailable
+from firmware_bridge.link import Link, why_not_open
 from firmware_bridge.protocol import GetStatus, State, Status
 from simulators.dealer_model import NO_FAULTS, MachineFaults
 from simulators.dealing_machine import SimulatedMachine
@@ -32,10 +34,38 @@ def test_the_link_opens_a_session_and_answers_a_status_request():
         assert isinstance(reply, Status) and reply.state == State.IDLE and reply.hopper == 22
 
 
-def test_no_machine_means_link_lost_not_a_hang(tmp_path):
-    link = Link(str(tmp_path / "nothing-here"))
-    with pytest.raises(LinkLost, match="no answer"):
-        link.open(timeout_s=0.5)
+def test_no_machine_means_link_lost_not_a_hang():
+    from simulators.serial_link import PtyLink
+
+    silent = PtyLink()  # a port with nothing behind it
+    try:
+        with pytest.raises(LinkLost, match="no answer"):
+            Link(silent.path).open(timeout_s=0.5)
+    finally:
+        silent.close()
+
+
+def test_a_port_that_cannot_be_opened_is_named_with_its_cause_at_once(tmp_path):
+    import serial
+
+    from simulators.serial_link import PtyLink
+
+    with pytest.raises(PortUnavailable, match=r"no such port .*nothing-here: is the dealing machine plugged in"):
+        Link(str(tmp_path / "nothing-here")).open(timeout_s=30)
+    port = PtyLink()
+    held = serial.Serial(port.path, exclusive=True)  # another program has it
+    try:
+        with pytest.raises(PortUnavailable, match=r"is busy: another program has it open"):
+            Link(port.path).open(timeout_s=30)
+    finally:
+        held.close()
+        port.close()
+
+
+def test_permission_denied_names_the_dialout_group():
+    # Tests may run as root, who may open anything: the error's wording is checked on its own.
+    denied = OSError(errno.EACCES, "Permission denied")
+    assert "must be in the 'dialout' group" in why_not_open("/dev/ttyUSB0", denied)
 
 
 @pytest.mark.parametrize("game", ["poley", "shelem", "fifty-six", "bid-whist", "nap"])
@@ -183,10 +213,18 @@ def test_croupier_deal_on_a_port_talks_to_a_machine_at_that_path():
     assert result["hands"] == [[str(CARDS[c]) for c in slot] for slot in snapshot["slots"][:4]]
 
 
-def test_a_port_that_does_not_answer_is_one_line_exit_1(tmp_path):
+def test_a_port_that_is_not_there_or_does_not_answer_is_one_line_exit_1(tmp_path):
+    from simulators.serial_link import PtyLink
     from tests.conftest import run_croupier
 
     done = run_croupier("deal", "--port", str(tmp_path / "no-such-port"), "--game", "poley")
+    assert done.returncode == 1 and "no such port" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    silent = PtyLink()
+    try:
+        done = run_croupier("deal", "--port", silent.path, "--game", "poley")
+    finally:
+        silent.close()
     assert done.returncode == 1 and "no answer from the dealing machine" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
