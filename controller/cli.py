@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -158,6 +159,10 @@ def serve(
         resources.close()
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Run the command line. A usage error is one line on stderr and exit status 2."""
     # Errors only by default (stdout is for results); CROUPIER_LOG=debug shows the serial traffic too.
@@ -165,6 +170,9 @@ def main() -> None:
     logging.basicConfig(
         level=level if level in logging.getLevelNamesMapping() else "ERROR", format="%(name)s: %(message)s"
     )
+    # SIGTERM (systemd, kill) leaves the way Ctrl-C does: every context and finally runs, so the
+    # simulated table's pseudo-terminal and temporary journal are removed, not left behind.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         code = app(standalone_mode=False)
     except typer.Exit as exc:

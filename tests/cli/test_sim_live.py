@@ -41,3 +41,36 @@ def test_bench_table_reports_latency_and_cpu_per_client_count():
     assert latency["messages"] >= 3 * 3  # every client heard every play
     assert 0 < latency["median_ms"] <= latency["p95_ms"] <= latency["max_ms"]
     assert cpu["table_cpu_s"] > 0 and cpu["simulator_cpu_s"] > 0 and "table-controller" in cpu["threads"]
+
+
+def test_sigterm_stops_the_simulated_table_and_leaves_no_temporary_files(tmp_path):
+    # systemd and kill stop with SIGTERM: the pseudo-terminal's folder and the temporary journal
+    # must go as they do on Ctrl-C.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        free = str(probe.getsockname()[1])
+    args = [sys.executable, "-m", "controller", "sim", "--headless", "--hands", "50", "--speed", "1", "--port", free]
+    table = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        started = time.monotonic()
+        while {p.name.split("-")[1] for p in scratch.glob("croupier-*")} < {"sim", "dealer"}:
+            assert table.poll() is None, table.stderr.read() if table.stderr else ""
+            assert time.monotonic() - started < 120, "the table never started"
+            time.sleep(0.1)
+        table.send_signal(signal.SIGTERM)
+        table.wait(timeout=60)
+    finally:
+        if table.poll() is None:
+            table.kill()
+    assert table.returncode != 0  # stopped, not finished
+    assert list(scratch.glob("croupier-*")) == []  # (onnxruntime keeps a session-id file of its own there)
