@@ -262,7 +262,7 @@ def _compare_with_rlcard(figures: list[Any]) -> None:
     with console.status("playing RLCard bridge hands...", spinner="dots"):
         reference = rlcard_bridge_figures()
     if reference is None:
-        console.print("RLCard is not installed: comparison skipped (pip install 'croupier[bench]')")
+        console.print("RLCard is not installed: comparison skipped (pip install 'croupier[bench]')", markup=False)
         return
     console.print(
         f"{reference.name}: {reference.cards_per_s:,.0f} cards/s ({reference.runs} x {reference.hands_per_run})"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import run_croupier
 
 
@@ -51,6 +53,16 @@ def test_bench_engine_reports_figures():
     assert done.returncode == 0, done.stderr
     (figures,) = json.loads(done.stdout)
     assert figures["game"] == "poley" and figures["cards_per_s"] > 0 and figures["legal_queries_per_s"] > 0
+
+
+def test_bench_engine_without_rlcard_names_the_extra_to_install():
+    import importlib.util
+
+    if importlib.util.find_spec("rlcard") is not None:
+        pytest.skip("RLCard is installed here")
+    done = run_croupier("bench", "engine", "--game", "poley", "--runs", "1", "--hands", "20")
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'croupier[bench]'" in done.stdout  # the terminal's markup ate "[bench]"
 
 
 def test_bench_vision_scores_rendered_scenes_over_several_seeds_without_timing():
