@@ -65,6 +65,15 @@ def test_bench_engine_without_rlcard_names_the_extra_to_install():
     assert "pip install 'croupier[bench]'" in done.stdout  # the terminal's markup ate "[bench]"
 
 
+def test_bench_vision_reads_whole_at_80_columns():
+    args = ("bench", "vision", "--no-real", "--scenes", "1", "--frames", "2")
+    done = run_croupier(*args, env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "project" in done.stdout and "nothing new" in done.stdout
+    assert max(len(line) for line in lines) <= 80 and "…" not in done.stdout, done.stdout  # nothing cut short
+
+
 def test_bench_vision_scores_rendered_scenes_over_several_seeds_without_timing():
     args = ("bench", "vision", "--no-speed", "--no-real", "--scenes", "1", "--json")
     one, two = (run_croupier(*args, *seeds) for seeds in (("--seed", "1"), ("--seed", "1", "--seed", "2")))
