@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from controller import cli_bench, cli_deal, cli_vision  # noqa: F401  (they register their commands)
-from controller.cli_common import app, check_can_listen, console, fail
+from controller.cli_common import app, check_can_listen, console, fail, interrupt
 from controller.render import print_report
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
@@ -43,13 +43,25 @@ def referee(
     print_report(console, result.report(), result.match.players)
 
 
+HEADLESS_HANDS = 1  # a headless run plays one hand (seconds, not a match's hour), unless --hands says otherwise
+HEADLESS_SPEED = 200.0  # ... and its speed: the simulated mechanics and people, not the code, are sped up
+
+
 @app.command()
 def sim(
     game: Annotated[str, typer.Option(help=f"The game: {', '.join(GAMES)}.")] = "poley",
-    hands: Annotated[int | None, typer.Option(min=1, help="Hands to play (default: until the match is over).")] = None,
+    hands: Annotated[
+        int | None,
+        typer.Option(min=1, help=f"Hands to play (default: until the match is over; headless: {HEADLESS_HANDS})."),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed for a repeatable match.")] = None,
     players: Annotated[int | None, typer.Option(min=2, max=6, help="Seats (Nap only).")] = None,
-    speed: Annotated[float, typer.Option(min=0.01, help="How many times faster than a real table.")] = 1.0,
+    speed: Annotated[
+        float | None,
+        typer.Option(
+            min=0.01, help=f"How many times faster than a real table (default 1; headless: {HEADLESS_SPEED:g})."
+        ),
+    ] = None,
     mistakes: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Share of plays that are mistakes (a revoke, out of turn).")
     ] = 0.0,
@@ -75,6 +87,10 @@ def sim(
         fail(str(exc))
     if players is not None and players not in chosen.seat_counts:
         fail(f"{chosen.title} is played by {' or '.join(map(str, chosen.seat_counts))} players, not {players}")
+    if headless or as_json:  # nobody watches: a short match, as fast as the table goes
+        hands = HEADLESS_HANDS if hands is None else hands
+        speed = HEADLESS_SPEED if speed is None else speed
+    speed = 1.0 if speed is None else speed
     if engine_only:
         table_log = _engine_only_match(chosen, players, seed, hands, speed, quiet=headless or as_json)
     else:
@@ -159,10 +175,6 @@ def serve(
         resources.close()
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main() -> None:
     """Run the command line. A usage error is one line on stderr and exit status 2."""
     # Errors only by default (stdout is for results); CROUPIER_LOG=debug shows the serial traffic too.
@@ -172,7 +184,8 @@ def main() -> None:
     )
     # SIGTERM (systemd, kill) leaves the way Ctrl-C does: every context and finally runs, so the
     # simulated table's pseudo-terminal and temporary journal are removed, not left behind.
-    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
     try:
         code = app(standalone_mode=False)
     except typer.Exit as exc:

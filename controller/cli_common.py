@@ -17,6 +17,21 @@ app.add_typer(vision_app, name="vision")
 
 console = Console()
 
+_stop = {"requested": False}
+
+
+def interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C's and SIGTERM's handler: a KeyboardInterrupt, as Python raises for Ctrl-C, and a
+    note that it came, since a compiled module being imported (onnxruntime's) takes the exception
+    for a failed import and drops it (:func:`stop_requested` finds it again)."""
+    _stop["requested"] = True
+    raise KeyboardInterrupt
+
+
+def stop_requested() -> bool:
+    """Whether Ctrl-C or SIGTERM came, even if its KeyboardInterrupt was lost on the way."""
+    return _stop["requested"]
+
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """One clear line on stderr, then exit: no tracebacks for bad input."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from controller.cli_common import check_can_listen, fail, free_port
+from controller.cli_common import check_can_listen, fail, free_port, stop_requested
 from controller.render import seat_label
 from controller.sim_table import SimOptions, SimulatedTableRig
 from simulators.people import TableGoneQuiet
@@ -47,13 +47,21 @@ def run_simulated_table(
         store=store,
     )
     rig = SimulatedTableRig(options)
+    progress = _HandProgress(hands) if quiet else None
     try:
         rig.start()
-        if not quiet:
+        if stop_requested():
+            raise KeyboardInterrupt  # it came while the table was being set up, and was lost there
+        if progress is None:
             _announce(console, rig)
             rig.runtime.listeners.append(_Narrator(console).tell)
+        else:
+            progress.start()
+            rig.runtime.listeners.append(progress.tell)
         rig.start_match()
         rig.play(hands)
+        if progress is not None:
+            progress.stop()
     except KeyboardInterrupt:
         console.print("stopped: the result of what was played follows", style="yellow")
     except TableGoneQuiet as exc:
@@ -73,6 +81,37 @@ def _announce(console: Console, rig: SimulatedTableRig) -> None:
     console.print(f"control token (for the page's setup): {rig.token}")
     console.print(f"{rig.game.title}, {rig.players} seats; the machine deals on {rig.machine.pty.path}")
     sys.stdout.flush()
+
+
+class _HandProgress:
+    """A quiet run's progress on stderr (stdout is for the result): hands dealt and played."""
+
+    def __init__(self, hands: int | None) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self._task = self._progress.add_task("hands played", total=hands)
+
+    def start(self) -> None:
+        self._progress.start()
+
+    def stop(self) -> None:
+        self._progress.stop()
+
+    def tell(self, message: dict[str, Any]) -> None:
+        event = message.get("event") or {}
+        hand = (message.get("state") or {}).get("hand") or {}
+        if event.get("type") == "deal":
+            self._progress.update(self._task, description=f"hand {hand.get('number')}: playing")
+        elif event.get("type") == "play" and hand.get("record") is not None:
+            self._progress.advance(self._task)
 
 
 class _Narrator:

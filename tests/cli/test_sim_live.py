@@ -74,3 +74,13 @@ def test_sigterm_stops_the_simulated_table_and_leaves_no_temporary_files(tmp_pat
             table.kill()
     assert table.returncode != 0  # stopped, not finished
     assert list(scratch.glob("croupier-*")) == []  # (onnxruntime keeps a session-id file of its own there)
+
+
+def test_a_headless_run_without_hands_or_speed_plays_one_hand_at_full_speed(tmp_path):
+    log = tmp_path / "m.json"
+    done = run_croupier(
+        "sim", "--game", "nap", "--players", "2", "--headless", "--json", "--seed", "4", "--log", str(log)
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["hands"]) == 1
+    assert json.loads(log.read_text())["events"][0]["type"] == "deal"
