@@ -35,6 +35,7 @@ RANKS = "23456789TJQKAX"  # the network's rank classes in order; X: a joker (tra
 SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
 TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
 BEST_HEIGHT = 30.0  # the height to scale an index to when its size is known (the mat)
+SURE = 0.5  # a read this sure that an index lies there is an index (the cards' PRESENT)
 PEAK = 0.25  # heat-map peaks below this are no index
 MODEL = "indices.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
@@ -235,7 +236,7 @@ class IndexDetector:
 
         for scale in scales:
             look(scale)
-        sure = [r.height for r in found if r.heat >= 0.5]
+        sure = [r.height for r in found if r.heat >= SURE]
         if sure:
             best = scale_for(float(np.median(sure)))
             if all(abs(math.log(best / s)) > math.log(1.25) for s in scales):
@@ -328,13 +329,22 @@ def _refined(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
 
 def suppress(reads: list[IndexRead], weights: list[float] | None = None, apart: float = 0.5) -> list[IndexRead]:
     """One read per index: of reads closer than ``apart`` of the smaller one's height, the surer
-    (or the one of greater ``weight``, when given)."""
+    (or the one of greater ``weight``, when given), a read of :data:`SURE` heat before any other."""
     order = weights if weights is not None else [r.score for r in reads]
     kept: list[IndexRead] = []
-    for _, r in sorted(zip(order, reads, strict=True), key=lambda wr: -wr[0]):
-        if all(math.dist(r.centre, k.centre) > apart * min(r.height, k.height) for k in kept):
+    # A read sure an index lies there goes before one that is not, whatever their weights.
+    for _, r in sorted(zip(order, reads, strict=True), key=lambda wr: (wr[1].heat < SURE, -wr[0])):
+        if all(math.dist(r.centre, k.centre) > apart * _overlap_height(r, k) for k in kept):
             kept.append(r)
     return kept
+
+
+def _overlap_height(a: IndexRead, b: IndexRead) -> float:
+    """The height two reads are measured apart by: the smaller's, unless one is half as tall again
+    as the other; then the taller's, as it covers the smaller (one index, its size misread at one
+    scale: two indices side by side in a fan are of a size)."""
+    low, high = sorted((a.height, b.height))
+    return high if high > 1.5 * low else low
 
 
 def _fit(work_height: float) -> float:

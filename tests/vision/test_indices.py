@@ -15,8 +15,8 @@ from vision.mat import MatLayout
 from vision.scan import default_detector
 
 
-def at(x: float, y: float, score: float, height: float = 24.0) -> IndexRead:
-    return IndexRead((x, y), height, 14.0, 0.0, card("QS"), score, score)
+def at(x: float, y: float, score: float, height: float = 24.0, heat: float | None = None) -> IndexRead:
+    return IndexRead((x, y), height, 14.0, 0.0, card("QS"), score, score if heat is None else heat)
 
 
 def test_of_two_reads_closer_than_the_share_of_an_index_the_surer_stays():
@@ -24,6 +24,17 @@ def test_of_two_reads_closer_than_the_share_of_an_index_the_surer_stays():
     assert suppress(reads, apart=0.25) == [reads[1], reads[2]]  # 5 px apart: one index; 50 px: two
     assert suppress(reads[:2], apart=0.1) == [reads[1], reads[0]]  # 5 px is more than 0.1 of 24 px
     assert suppress(reads[:2], weights=[2.0, 1.0]) == [reads[0]]  # the weight decides, not the score
+
+
+def test_an_index_read_at_two_sizes_is_one_and_a_sure_read_stays_over_an_unsure_one():
+    # The project's KC at 26 px, and the same index seen 47 px tall at a coarser scale, 16 px off:
+    # they overlap, so they are one index (two indices side by side in a fan are of a size).
+    small, large = at(598, 327, 0.4, height=26.5, heat=0.64), at(614, 332, 0.3, height=47.0, heat=0.6)
+    assert suppress([small, large], weights=[0.3, 0.6]) == [large]  # the weight decides between sure ones
+    unsure = at(614, 332, 0.3, height=47.0, heat=0.4)  # not sure an index lies there at all
+    assert suppress([small, unsure], weights=[0.3, 0.6]) == [small]
+    side_by_side = [at(100, 100, 0.9), at(116, 100, 0.8)]  # a fan: 16 px apart, 24 px tall, both kept
+    assert suppress(side_by_side) == side_by_side
 
 
 def test_the_detector_reads_each_index_once_where_its_heat_map_has_two_peaks():
