@@ -60,9 +60,10 @@ def alone_by_its_edges(frame: np.ndarray, card: Recognition) -> Recognition | No
     detector reads faintly), outlined by its own edges instead. The lone index's outline, drawn
     from its size and up direction, is only a guess of the card's (cards are 3.5 to 6 index
     heights tall, and the direction is good to tens of degrees), so GrabCut cuts the card from
-    the table in a disc around the index as large as the largest card, and its four-sided shape
-    is kept if it is a card's shape, whole (nothing over it), of a card's size for that index,
-    and has the index in a corner. None when it is not."""
+    the table within the largest card's reach of the index, learning the card's colours from the
+    guessed card's middle, and its four-sided shape is kept if it is a card's shape, whole (every
+    corner filled: nothing over it), of a card's size for that index, and has the index in a
+    corner. None when it is not."""
     if len(card.index_centres) != 1:
         return None
     guess = np.asarray(card.corners, np.float32)
@@ -91,8 +92,8 @@ def _cut_out(
     frame: np.ndarray, index: np.ndarray, middle: np.ndarray, reach: float, sure: float
 ) -> tuple[np.ndarray, float] | None:
     """The four-sided shape of what GrabCut finds as the card: surely card within ``sure`` of
-    ``middle``, perhaps card within ``reach`` of ``index``, table beyond; with the share of the
-    shape's inside that is card."""
+    ``middle`` (and perhaps within twice that), perhaps table within ``reach`` of ``index``, table
+    beyond; with how much of the shape's corners the card's outer edge fills (:func:`_corners_filled`)."""
     h, w = frame.shape[:2]
     x0, y0 = (np.floor(index - 1.6 * reach).astype(int)).clip(0, [w - 1, h - 1])
     x1, y1 = (np.ceil(index + 1.6 * reach).astype(int)).clip(1, [w, h])
