@@ -52,7 +52,9 @@ def sim(
     game: Annotated[str, typer.Option(help=f"The game: {', '.join(GAMES)}.")] = "poley",
     hands: Annotated[
         int | None,
-        typer.Option(min=1, help=f"Hands to play (default: until the match is over; headless: {HEADLESS_HANDS})."),
+        typer.Option(
+            min=1, help=f"Hands to play (default: until the match is over; headless, with devices: {HEADLESS_HANDS})."
+        ),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed for a repeatable match.")] = None,
     players: Annotated[int | None, typer.Option(min=2, max=6, help="Seats (Nap only).")] = None,
@@ -87,7 +89,7 @@ def sim(
         fail(str(exc))
     if players is not None and players not in chosen.seat_counts:
         fail(f"{chosen.title} is played by {' or '.join(map(str, chosen.seat_counts))} players, not {players}")
-    if headless or as_json:  # nobody watches: a short match, as fast as the table goes
+    if (headless or as_json) and not engine_only:  # nobody watches the devices: one hand, fast
         hands = HEADLESS_HANDS if hands is None else hands
         speed = HEADLESS_SPEED if speed is None else speed
     speed = 1.0 if speed is None else speed
