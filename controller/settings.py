@@ -98,8 +98,14 @@ class Settings(BaseSettings):
         return (env_settings, init_settings)
 
 
+LOCAL_FILE = Path("croupier.toml")  # read from the folder croupier starts in, when no file is given
+
+
 def load_settings(path: Path | None = None) -> Settings:
-    """Settings from ``path`` (optional) and the environment; SettingsError names the problem."""
+    """Settings from ``path`` (else ``./croupier.toml`` when there is one) and the environment;
+    SettingsError names the problem."""
+    if path is None and LOCAL_FILE.is_file():
+        path = LOCAL_FILE
     values = _read_toml(path) if path is not None else {}
     try:
         return Settings(**values)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from controller.settings import SettingsError, load_settings
@@ -56,3 +58,28 @@ def test_an_unknown_environment_key_is_named(monkeypatch):
 def test_a_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(SettingsError, match="cannot read the settings file"):
         load_settings(tmp_path / "absent.toml")
+
+
+EXAMPLE = Path(__file__).parents[2] / "croupier.example.toml"
+
+
+def test_the_example_file_names_every_setting_with_its_default():
+    import tomllib
+
+    from controller.settings import Settings
+
+    assert load_settings(EXAMPLE) == Settings()  # its values are the defaults
+    text = EXAMPLE.read_text()
+    written = tomllib.loads(text)
+    for section in Settings.model_fields:
+        assert f"[{section}]" in text, section
+        for key in type(getattr(Settings(), section)).model_fields:
+            # every key is set, or shown commented out where its default is "none" (camera.model, table.players)
+            assert key in written[section] or f"# {key} = " in text, f"{section}.{key}"
+
+
+def test_croupier_toml_in_the_folder_it_starts_in_is_read(tmp_path, monkeypatch):
+    write(tmp_path, '[table]\ngame = "nap"\n')
+    monkeypatch.chdir(tmp_path)
+    assert load_settings().table.game == "nap"
+    assert load_settings(write(tmp_path / "..", '[table]\ngame = "shelem"\n')).table.game == "shelem"  # --config wins
