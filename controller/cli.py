@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +21,9 @@ from controller.render import print_report
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
 from engine.log import MalformedLog, dumps, referee_text
+
+if TYPE_CHECKING:
+    from controller.settings import Settings
 
 
 @app.command()
@@ -165,6 +168,7 @@ def serve(
         fail(f"cannot keep the control token beside the journal: {exc}")
     if created:  # shown once: it stays readable only by its owner in the token file
         sys.stdout.write(f"control token (shown once; kept in {path}): {token}\n")
+    sys.stdout.write(_devices_line(settings, path))
     listen_host, listen_port = host or settings.api.host, port or settings.api.port
     check_can_listen(listen_host, listen_port)
     sys.stdout.write(f"croupier: serving the table on http://{listen_host}:{listen_port}/ (API docs at /docs)\n")
@@ -175,6 +179,17 @@ def serve(
     finally:
         live.close()
         resources.close()
+
+
+def _devices_line(settings: Settings, token_file: Path) -> str:
+    """What a start of ``croupier serve`` uses, in one line: the devices, the journal, the token."""
+    dealer = {"sim": "simulated", "none": "none"}.get(settings.dealer.port, settings.dealer.port)
+    camera = {"sim": "simulated", "none": "none"}.get(settings.camera.source, settings.camera.source)
+    pins = "mock (no GPIO)" if settings.panel.pin_factory == "mock" else settings.panel.pin_factory
+    return (
+        f"croupier: dealing machine {dealer}; camera {camera}; panel pins {pins}; "
+        f"journal {settings.store.path}; control token kept in {token_file}\n"
+    )
 
 
 def main() -> None:

@@ -51,9 +51,12 @@ def test_croupier_serve_prints_the_token_once_and_serves(tmp_path):
                 assert line, child.stderr.read()  # type: ignore[union-attr]
                 lines.append(line)
             token = (tmp_path / "table.db.token").read_text().strip()
-            assert lines == (
-                [f"control token (shown once; kept in {tmp_path / 'table.db.token'}): {token}\n"] if run == 0 else []
+            devices = (
+                "croupier: dealing machine simulated; camera simulated; panel pins mock (no GPIO); "
+                f"journal {tmp_path / 'table.db'}; control token kept in {tmp_path / 'table.db.token'}\n"
             )
+            shown = [f"control token (shown once; kept in {tmp_path / 'table.db.token'}): {token}\n"]
+            assert lines == (shown if run == 0 else []) + [devices]  # the devices on every start
             deadline = time.monotonic() + 10
             while True:
                 try:
