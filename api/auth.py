@@ -31,12 +31,20 @@ def load_or_create_token(path: Path) -> tuple[str, bool]:
         if path.stat().st_mode & 0o077:  # someone loosened it: only the owner may read a secret
             path.chmod(0o600)
         return token, False
+    return new_token(path), True
+
+
+def new_token(path: Path) -> str:
+    """A new token, kept at ``path`` (mode 0600) in place of any old one: written beside it and
+    renamed over it, so the file always holds a whole token."""
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fresh = path.with_name(path.name + ".new")
+    descriptor = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as out:
         out.write(token + "\n")
-    path.chmod(0o600)  # O_CREAT's mode does not apply to a file that already existed (empty)
-    return token, True
+    fresh.chmod(0o600)  # O_CREAT's mode does not apply to a file that already existed
+    os.replace(fresh, path)
+    return token
 
 
 def token_matches(given: str | None, expected: str) -> bool:

@@ -181,6 +181,27 @@ def serve(
         resources.close()
 
 
+@app.command()
+def token(
+    config: Annotated[Path | None, typer.Option(help="The settings file (TOML).")] = None,
+    rotate: Annotated[bool, typer.Option(help="Make a new token; the old one stops working.")] = False,
+) -> None:
+    """Show the control token (made if there is none), or make a new one with --rotate."""
+    from api.auth import load_or_create_token, new_token, token_path
+    from controller.settings import SettingsError, load_settings
+
+    try:
+        path = token_path(load_settings(config).store.path)
+        value = new_token(path) if rotate else load_or_create_token(path)[0]
+    except SettingsError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot keep the control token beside the journal: {exc}")
+    sys.stdout.write(f"control token (kept in {path}): {value}\n")
+    if rotate:
+        sys.stdout.write("a running croupier serve keeps the old one until it is started again\n")
+
+
 def _devices_line(settings: Settings, token_file: Path) -> str:
     """What a start of ``croupier serve`` uses, in one line: the devices, the journal, the token."""
     dealer = {"sim": "simulated", "none": "none"}.get(settings.dealer.port, settings.dealer.port)
