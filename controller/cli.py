@@ -158,6 +158,9 @@ def serve(
         settings = load_settings(config)
         path = token_path(settings.store.path)
         token, created = load_or_create_token(path)
+        if created:  # shown once (it stays readable only by its owner), and before anything can fail
+            sys.stdout.write(f"control token (shown once; kept in {path}): {token}\n")
+            sys.stdout.flush()
         runtime = Runtime.open(settings, token)
         live = build_live_table(settings, runtime, resources)
     except (SettingsError, JournalError, DeviceError) as exc:
@@ -166,8 +169,6 @@ def serve(
     except OSError as exc:
         resources.close()
         fail(f"cannot keep the control token beside the journal: {exc}")
-    if created:  # shown once: it stays readable only by its owner in the token file
-        sys.stdout.write(f"control token (shown once; kept in {path}): {token}\n")
     sys.stdout.write(_devices_line(settings, path))
     listen_host, listen_port = host or settings.api.host, port or settings.api.port
     check_can_listen(listen_host, listen_port)

@@ -24,7 +24,7 @@ from controller.live import LiveTable
 from controller.runtime import Runtime
 from controller.settings import Settings
 from engine.games import get_game
-from firmware_bridge.errors import LinkLost
+from firmware_bridge.errors import LinkLost, PortUnavailable
 from firmware_bridge.link import Link
 from hardware.panel import Panel
 from vision.indices import IndexDetector, ModelError
@@ -64,7 +64,7 @@ def _dealer(settings: Settings, resources: ExitStack) -> DealerService | None:
     link = Link(port, baudrate=settings.dealer.baud)
     try:
         link.open()
-    except LinkLost as exc:
+    except (LinkLost, PortUnavailable) as exc:
         raise DeviceError(f"the dealing machine at {port}: {exc}") from None
     resources.callback(link.close)
     return DealerService(link)

@@ -73,3 +73,22 @@ def test_croupier_serve_prints_the_token_once_and_serves(tmp_path):
         finally:
             child.terminate()
             child.wait(timeout=10)
+
+
+def test_a_start_that_fails_on_its_devices_still_shows_the_token_it_made(tmp_path):
+    env = {
+        **os.environ,
+        "CROUPIER_STORE__PATH": str(tmp_path / "table.db"),
+        "CROUPIER_DEALER__PORT": str(tmp_path / "no-such-port"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "serve", "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "no such port" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one line, no traceback
+    token = (tmp_path / "table.db.token").read_text().strip()
+    assert f"control token (shown once; kept in {tmp_path / 'table.db.token'}): {token}" in done.stdout
