@@ -9,6 +9,7 @@ power cut. The schema carries a version, and opening an older database migrates 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -67,10 +68,22 @@ def _create_v1(db: sqlite3.Connection) -> None:
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_v1}
 
 
+def _private_file(path: Path) -> None:
+    """The journal holds every hidden hand: its file is its owner's alone (0600, whatever the
+    umask; SQLite gives its -wal and -shm files the same mode), and a folder made for it is too
+    (0700). A folder that already exists is the owner's to set (the Pi's installer makes it 0700)."""
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True, mode=0o700)
+        path.parent.chmod(0o700)  # mkdir's mode passes through the umask
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    path.chmod(0o600)  # an existing file, or the umask, may have left it wider
+
+
 class Journal:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         try:
+            _private_file(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -78,6 +91,8 @@ class Journal:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
+        except OSError as exc:
+            raise JournalError(f"cannot open the journal {self.path}: {exc.strerror}") from None
 
     def close(self) -> None:
         self._db.close()

@@ -46,3 +46,27 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
     (tmp_path / "j.db").write_text("these are not the pages you are looking for" * 100)
     with pytest.raises(JournalError, match="cannot open the journal"):
         Journal(tmp_path / "j.db")
+
+
+def test_the_journal_is_its_owner_s_alone_whatever_the_umask(tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o002)  # a generous umask: files 0664, folders 0775 unless the journal says otherwise
+    try:
+        folder = tmp_path / "new" / "data"
+        journal = Journal(folder / "journal.db")
+        match = journal.start_match("nap", 3, {}, None)
+        journal.append(match, {"type": "deal"})
+        kept = tmp_path / "kept.db"
+        kept.write_bytes(b"")
+        kept.chmod(0o644)  # an older journal, world-readable
+        Journal(kept).close()
+    finally:
+        os.umask(old)
+    files = [folder / "journal.db", folder / "journal.db-wal", folder / "journal.db-shm"]
+    assert all(f.exists() for f in files)
+    assert {f.name: stat.S_IMODE(f.stat().st_mode) for f in files} == {f.name: 0o600 for f in files}
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    journal.close()
