@@ -60,8 +60,6 @@ def run_simulated_table(
             rig.runtime.listeners.append(progress.tell)
         rig.start_match()
         rig.play(hands)
-        if progress is not None:
-            progress.stop()
     except KeyboardInterrupt:
         console.print("stopped: the result of what was played follows", style="yellow")
     except TableGoneQuiet as exc:
@@ -70,6 +68,9 @@ def run_simulated_table(
     except OSError as exc:
         rig.close()
         fail(f"the simulated table could not run: {exc}")
+    finally:
+        if progress is not None:
+            progress.stop()  # however the run ended: the terminal's cursor comes back
     try:
         return rig.export()
     finally:
