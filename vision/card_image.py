@@ -94,28 +94,21 @@ def _cut_out(
     """The four-sided shape of what GrabCut finds as the card: surely card within ``sure`` of
     ``middle`` (and perhaps within twice that), perhaps table within ``reach`` of ``index``, table
     beyond; with how much of the shape's corners the card's outer edge fills (:func:`_corners_filled`)."""
-    h, w = frame.shape[:2]
-    x0, y0 = (np.floor(index - 1.6 * reach).astype(int)).clip(0, [w - 1, h - 1])
-    x1, y1 = (np.ceil(index + 1.6 * reach).astype(int)).clip(1, [w, h])
-    if x1 - x0 < 16 or y1 - y0 < 16:
+    window = _window(frame, index - 1.6 * reach, index + 1.6 * reach)
+    if window is None:
         return None
-    part = np.ascontiguousarray(frame[y0:y1, x0:x1])
-    offset = np.array([x0, y0], np.float32)
+    part, offset = window
     mask = np.full(part.shape[:2], cv2.GC_BGD, np.uint8)
     # The card's colours are learnt from its middle only: a wide "perhaps card" would teach the
     # table's colours as the card's too, and the cut would follow the mat's lines instead.
     cv2.circle(mask, _point(index - offset), round(reach), cv2.GC_PR_BGD, -1)
     cv2.circle(mask, _point(middle - offset), max(3, round(2 * sure)), cv2.GC_PR_FGD, -1)
     cv2.circle(mask, _point(middle - offset), max(2, round(sure)), cv2.GC_FGD, -1)
-    if not _grab_cut(part, mask):
+    outline = _card_outline(part, mask)
+    if outline is None:
         return None
-    card = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
-    contours, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not contours:
-        return None
-    outline = max(contours, key=cv2.contourArea)  # its outer edge: the picture inside may pass for table
     box = _quadrilateral(outline)
-    return box + offset, _corners_filled(outline, box, card.shape)
+    return box + offset, _corners_filled(outline, box, mask.shape)
 
 
 def _corners_filled(outline: np.ndarray, box: np.ndarray, shape: tuple[int, ...]) -> float:
@@ -136,16 +129,31 @@ def _corners_filled(outline: np.ndarray, box: np.ndarray, shape: tuple[int, ...]
     return min(filled)
 
 
-def _grab_cut(part: np.ndarray, mask: np.ndarray) -> bool:
-    """GrabCut in place on ``mask`` (seeded: its colour models start from k-means on OpenCV's
-    random generator, and the same frame must give the same outline). False when it fails."""
+def _window(frame: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The part of the frame from ``low`` to ``high`` (x, y), clipped to it, and its top-left
+    corner; None when too little of it is in the frame to cut a card from."""
+    h, w = frame.shape[:2]
+    x0, y0 = np.floor(low).astype(int).clip(0, [w - 1, h - 1])
+    x1, y1 = np.ceil(high).astype(int).clip(1, [w, h])
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return None
+    return np.ascontiguousarray(frame[y0:y1, x0:x1]), np.array([x0, y0], np.float32)
+
+
+def _card_outline(part: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+    """The outer edge of what GrabCut, seeded by ``mask``, takes for the card (the picture inside
+    it may pass for table: only the outer edge counts); None when it finds none. GrabCut is
+    seeded: its colour models start from k-means on OpenCV's random generator, and the same frame
+    must give the same outline."""
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     cv2.setRNGSeed(0)
     try:
         cv2.grabCut(part, mask, None, bgd, fgd, 4, cv2.GC_INIT_WITH_MASK)
     except cv2.error:
-        return False
-    return True
+        return None
+    card = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
+    contours, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return max(contours, key=cv2.contourArea) if contours else None
 
 
 def _point(p: np.ndarray) -> tuple[int, int]:
@@ -178,27 +186,21 @@ def refined_outline(frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
     four-sided shape of what it finds (:func:`_quadrilateral`) replaces the outline when it
     agrees with it in size and place, each corner matched to the outline's nearest. Otherwise
     the outline stands."""
-    h, w = frame.shape[:2]
     centre = corners.mean(axis=0)
     grown = centre + (corners - centre) * 1.3
-    x0, y0 = np.floor(grown.min(axis=0)).astype(int).clip(0, [w - 1, h - 1])
-    x1, y1 = np.ceil(grown.max(axis=0)).astype(int).clip(1, [w, h])
-    if x1 - x0 < 16 or y1 - y0 < 16:
+    window = _window(frame, grown.min(axis=0), grown.max(axis=0))
+    if window is None:
         return corners
-    part = np.ascontiguousarray(frame[y0:y1, x0:x1])
+    part, offset = window
     mask = np.full(part.shape[:2], cv2.GC_BGD, np.uint8)
-    offset = np.array([x0, y0], np.float32)
     cv2.fillConvexPoly(mask, np.round(grown - offset).astype(np.int32), cv2.GC_PR_BGD)
     cv2.fillConvexPoly(mask, np.round(corners - offset).astype(np.int32), cv2.GC_PR_FGD)
     inner = centre + (corners - centre) * 0.6
     cv2.fillConvexPoly(mask, np.round(inner - offset).astype(np.int32), cv2.GC_FGD)
-    if not _grab_cut(part, mask):
+    outline = _card_outline(part, mask)
+    if outline is None:
         return corners
-    card = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
-    contours, _ = cv2.findContours(card, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not contours:
-        return corners
-    box = _quadrilateral(max(contours, key=cv2.contourArea)) + offset
+    box = _quadrilateral(outline) + offset
     area, found_area = cv2.contourArea(corners), cv2.contourArea(box)
     if not (0.8 < found_area / max(area, 1.0) < 1.25):
         return corners
