@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
 from typing import NoReturn
 
 import typer
@@ -17,20 +18,20 @@ app.add_typer(vision_app, name="vision")
 
 console = Console()
 
-_stop = {"requested": False}
+_stopping = threading.Event()
 
 
 def interrupt(signum: int, frame: object) -> None:
     """Ctrl-C's and SIGTERM's handler: a KeyboardInterrupt, as Python raises for Ctrl-C, and a
     note that it came, since a compiled module being imported (onnxruntime's) takes the exception
     for a failed import and drops it (:func:`stop_requested` finds it again)."""
-    _stop["requested"] = True
+    _stopping.set()
     raise KeyboardInterrupt
 
 
 def stop_requested() -> bool:
     """Whether Ctrl-C or SIGTERM came, even if its KeyboardInterrupt was lost on the way."""
-    return _stop["requested"]
+    return _stopping.is_set()
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
