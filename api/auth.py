@@ -12,7 +12,8 @@ import os
 import secrets
 from pathlib import Path
 
-from fastapi import HTTPException, Request, WebSocket
+from fastapi import Depends, HTTPException, Request, WebSocket
+from fastapi.params import Depends as Dependency
 
 TOKEN_BYTES = 32
 
@@ -78,6 +79,11 @@ def require_reader(request: Request) -> None:
     """A dependency of every read: open, unless the settings close reading to token holders."""
     if not request.app.state.runtime.settings.api.open_reading:
         require_control(request)
+
+
+GUARDS = (require_control, require_reader)
+CONTROL: list[Dependency] = [Depends(require_control)]
+READ: list[Dependency] = [Depends(require_reader)]
 
 
 def may_read(websocket: WebSocket) -> bool:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -50,7 +47,10 @@ def _journal(request: Request, exc: JournalError) -> JSONResponse:
 
 
 class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes with 413, before they are read whole."""
+    """Refuse a request body over ``limit`` bytes with 413 when a route reads it: at once by its
+    declared length, else counted as it arrives. Nothing is checked until the body is read, and a
+    route reads it only after its caller's rights (``api/routing.py``): a caller without the token
+    is told so (401), whatever it sent."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
         self.app = app
@@ -60,17 +60,16 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self._declared(scope) > self.limit:
-            await _too_large(send, self.limit)
-            return
+        declared = self._declared(scope)
         received = 0
 
         async def counted() -> Message:
             nonlocal received
             message = await receive()
-            received += len(message.get("body", b""))
-            if received > self.limit:  # a chunked body that did not say its length
-                raise HTTPException(status_code=413, detail=_too_large_text(self.limit))
+            if message["type"] == "http.request":  # not a disconnect, which a response may listen for
+                received += len(message.get("body", b""))
+                if max(declared, received) > self.limit:  # received: a chunked body that did not say its length
+                    raise HTTPException(status_code=413, detail=_too_large_text(self.limit))
             return message
 
         await self.app(scope, counted, send)
@@ -88,10 +87,3 @@ class BodyLimit:
 
 def _too_large_text(limit: int) -> str:
     return f"the request body is larger than {limit // 1024} KiB"
-
-
-async def _too_large(send: Send, limit: int) -> None:
-    body: Any = json.dumps({"detail": _too_large_text(limit)}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": 413, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -6,12 +6,13 @@ import io
 from typing import Any
 
 import segno
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request, Response
 
-from api.auth import require_control
+from api.auth import CONTROL
 from api.routes import runtime_of
+from api.routing import TableRoute
 
-router = APIRouter(prefix="/api", tags=["system"])
+router = APIRouter(prefix="/api", tags=["system"], route_class=TableRoute)
 
 
 @router.get("/health")
@@ -20,7 +21,7 @@ async def health(request: Request) -> dict[str, Any]:
     return {"status": "ok", "paused": runtime.paused is not None, "seq": runtime.seq}
 
 
-@router.get("/qr", dependencies=[Depends(require_control)], response_class=Response)
+@router.get("/qr", dependencies=CONTROL, response_class=Response)
 async def setup_qr(request: Request) -> Response:
     """The page's address with the control token (``#token=...``) as a QR code (SVG), for the setup
     screen: a phone scans it instead of typing the token. Needs the token, so it tells nothing new."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
-from api.auth import require_control, require_reader
+from api.auth import CONTROL, READ
 from api.routes import done, runtime_of
+from api.routing import TableRoute
 from api.schemas import (
     ActionResponse,
     CallBody,
@@ -29,11 +30,10 @@ from api.schemas import (
 )
 from controller.runtime import Result
 
-router = APIRouter(prefix="/api", tags=["table"])
-control = [Depends(require_control)]
+router = APIRouter(prefix="/api", tags=["table"], route_class=TableRoute)
 
 
-@router.get("/table", dependencies=[Depends(require_reader)])
+@router.get("/table", dependencies=READ)
 async def table(request: Request) -> dict[str, Any]:
     """The table as everyone may see it: the hand in progress, the standing, the pause."""
     snapshot = await done(runtime_of(request).snapshot())
@@ -58,7 +58,7 @@ async def _event(request: Request, event: dict[str, Any]) -> ActionResponse:
     return await _answer(await done(runtime_of(request).submit(event)))
 
 
-@router.post("/deals", dependencies=control, response_model=None)
+@router.post("/deals", dependencies=CONTROL, response_model=None)
 async def deal(request: Request, body: DealBody) -> ActionResponse | JSONResponse:
     """A deal: the cards as entered (a predetermined deal), or, with no cards, dealt by the
     dealing machine (202: it has started; its progress follows on the WebSocket) or, with no
@@ -73,57 +73,57 @@ async def deal(request: Request, body: DealBody) -> ActionResponse | JSONRespons
     return await _answer(result)
 
 
-@router.post("/calls", dependencies=control)
+@router.post("/calls", dependencies=CONTROL)
 async def call(request: Request, body: CallBody) -> ActionResponse:
     """A call of the auction: a bid, a pass, a double."""
     return await _event(request, {"type": "call", **body.model_dump()})
 
 
-@router.post("/declare", dependencies=control)
+@router.post("/declare", dependencies=CONTROL)
 async def declare(request: Request, body: DeclareBody) -> ActionResponse:
     """The declarer names trumps (a suit letter) or, in Bid Whist no-trump, the direction."""
     return await _event(request, {"type": "declare", **body.model_dump(exclude_none=True)})
 
 
-@router.post("/discard", dependencies=control)
+@router.post("/discard", dependencies=CONTROL)
 async def discard(request: Request, body: DiscardBody) -> ActionResponse:
     """The declarer lays away cards after taking the widow or kitty (never shown until the hand ends)."""
     return await _event(request, {"type": "discard", **body.model_dump()})
 
 
-@router.post("/joker-swap", dependencies=control)
+@router.post("/joker-swap", dependencies=CONTROL)
 async def joker_swap(request: Request, body: JokerSwapBody) -> ActionResponse:
     """Bid Whist no-trump: a joker's holder gives it up for a kitty card, or declines (card null)."""
     return await _event(request, {"type": "joker-swap", **body.model_dump()})
 
 
-@router.post("/plays", dependencies=control)
+@router.post("/plays", dependencies=CONTROL)
 async def play(request: Request, body: PlayBody) -> ActionResponse:
     """A card played to the trick, entered by hand (the camera sends the same)."""
     return await _event(request, {"type": "play", **body.model_dump()})
 
 
-@router.post("/undo", dependencies=control)
+@router.post("/undo", dependencies=CONTROL)
 async def undo(request: Request) -> ActionResponse:
     """Take back the last action of the current hand."""
     return await _event(request, {"type": "undo"})
 
 
-@router.post("/correct", dependencies=control)
+@router.post("/correct", dependencies=CONTROL)
 async def correct(request: Request, body: CorrectBody) -> ActionResponse:
     """ "That card was the 6 of hearts": the last play is undone and replayed as this card, in one
     step, both journalled with a note saying it was a correction."""
     return await _answer(await done(runtime_of(request).correct(body.card, body.seat)))
 
 
-@router.post("/pause", dependencies=control)
+@router.post("/pause", dependencies=CONTROL)
 async def pause(request: Request, body: PauseBody | None = None) -> dict[str, Any]:
     """Pause the table: every event is refused (409) until it resumes; survives a restart."""
     reason = body.reason if body is not None else PauseBody().reason
     return await done(runtime_of(request).pause(reason))
 
 
-@router.post("/resume", dependencies=control)
+@router.post("/resume", dependencies=CONTROL)
 async def resume(request: Request) -> dict[str, Any]:
     """Resume a paused table."""
     return await done(runtime_of(request).resume())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import stat
 
 import pytest
@@ -10,6 +11,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from api.app import create_app
 from api.auth import load_or_create_token, token_path
+from api.errors import MAX_BODY
 from tests.api.conftest import AUTH, TOKEN, make_runtime, start
 
 ACTIONS = [
@@ -45,6 +47,59 @@ def test_every_action_without_the_token_is_refused_and_changes_nothing(client, r
         assert "token" in answer.json()["detail"]
         assert answer.headers["www-authenticate"] == "Bearer"
     assert observe(client, runtime) == before
+
+
+def oversized_in_chunks():  # no Content-Length: the body's size is known only as it is read
+    for _ in range(MAX_BODY // 1024 + 2):
+        yield b" " * 1024
+
+
+BODIES = [  # a body, and what a token holder is told about it
+    ("malformed", b'{"seat": 1, "call": ', 422),
+    ("not UTF-8", b"\xff\xfe{}", 422),
+    ("wrong shape", b'{"seat": "one"}', 422),
+    ("oversized", b"{" + b" " * MAX_BODY + b"}", 413),
+    ("oversized, chunked", oversized_in_chunks, 413),
+]
+
+
+def fresh(body):
+    return body() if callable(body) else body  # a generator is spent once sent
+
+
+@pytest.mark.parametrize(("kind", "body", "own_error"), BODIES, ids=[kind for kind, _, _ in BODIES])
+def test_the_token_is_checked_before_anything_of_the_body(client, runtime, kind, body, own_error):
+    start(client, "poley")
+    client.post("/api/deals", json={"dealer": 0}, headers=AUTH)
+    before = observe(client, runtime)
+    json_type = {"content-type": "application/json"}
+    for path, _ in ACTIONS:
+        for credentials in ({}, {"Authorization": "Bearer wrong-token"}):
+            answer = client.post(path, content=fresh(body), headers={**json_type, **credentials})
+            assert answer.status_code == 401, (kind, path, credentials, answer.text)
+            assert "token" in answer.json()["detail"]
+    takes_a_body = [path for path, example in ACTIONS if example is not None]
+    for path in takes_a_body:
+        answer = client.post(path, content=fresh(body), headers={**json_type, **AUTH})
+        assert answer.status_code == own_error, (kind, path, answer.text)
+    assert observe(client, runtime) == before
+
+
+def test_a_caller_without_the_token_is_answered_before_it_sends_its_body(server):
+    """Nothing of the body is read: the 401 comes while the body is still on its way (here it never
+    comes). Before, the server waited for the whole body, to decode it."""
+    host, port = server.split(":")
+    head = b"POST /api/calls HTTP/1.1\r\nHost: table\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+    with socket.create_connection((host, int(port)), timeout=60) as connection:
+        connection.sendall(head)
+        answer = b""
+        try:
+            while b"\r\n\r\n" not in answer and (chunk := connection.recv(4096)):
+                answer += chunk
+        except TimeoutError:
+            pytest.fail("no answer in 60 s: the server is waiting for the body of a caller without the token")
+    assert answer.startswith(b"HTTP/1.1 401 "), answer
+    assert b"www-authenticate: bearer" in answer.lower()
 
 
 def test_every_action_route_is_in_the_list_above(runtime):
