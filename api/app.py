@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from api import ws
 from api.errors import MAX_BODY, BodyLimit, install_error_handlers
 from api.routes import matches, system, table
+from api.routing import PageMount
 from controller.runtime import Runtime
 
 STATIC = Path(__file__).parent / "static"
@@ -40,10 +41,10 @@ def create_app(runtime: Runtime, *, max_body: int = MAX_BODY, queue_size: int = 
     app.state.hub = hub
     app.add_middleware(BodyLimit, limit=max_body)
     install_error_handlers(app)
-    app.include_router(table.router)
-    app.include_router(matches.router)
-    app.include_router(system.router)
+    for router in (table.router, matches.router, system.router):
+        app.include_router(router)
+    app.state.api_routes = [*table.router.routes, *matches.router.routes, *system.router.routes]  # for a 405's Allow
     app.add_api_websocket_route("/ws", ws.endpoint)
     if STATIC.is_dir():  # the page (issue 7, item 4) lives here when it exists
-        app.mount("/", StaticFiles(directory=STATIC, html=True), name="page")
+        app.router.routes.append(PageMount("/", StaticFiles(directory=STATIC, html=True), name="page"))
     return app

@@ -12,8 +12,9 @@ import os
 import secrets
 from pathlib import Path
 
-from fastapi import Depends, HTTPException, Request, WebSocket
+from fastapi import Depends, HTTPException, Request, Security, WebSocket
 from fastapi.params import Depends as Dependency
+from fastapi.security import HTTPBearer
 
 TOKEN_BYTES = 32
 
@@ -82,7 +83,13 @@ def require_reader(request: Request) -> None:
 
 
 GUARDS = (require_control, require_reader)
-CONTROL: list[Dependency] = [Depends(require_control)]
+
+# The token as the OpenAPI schema shows it (and /docs asks for it). It checks nothing itself
+# (auto_error=False): require_control does, with its own words.
+control_token = HTTPBearer(
+    scheme_name="controlToken", description="the control token (croupier token shows it)", auto_error=False
+)
+CONTROL: list[Dependency] = [Security(control_token), Depends(require_control)]
 READ: list[Dependency] = [Depends(require_reader)]
 
 

@@ -11,7 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, StringConstraints
 
-Seat = Annotated[StrictInt, Field(ge=0, le=7, description="a seat, 0 to players - 1, clockwise")]
+Seat = Annotated[
+    StrictInt, Field(ge=0, le=7, description="a seat, 0 to players - 1, clockwise; a JSON integer (2, not 2.0)")
+]
 CardCode = Annotated[
     StrictStr,
     StringConstraints(pattern=r"^(?i:[AKQJT98765432][SHDC]|BJ|LJ)$"),
@@ -83,3 +85,27 @@ class ActionResponse(BaseModel):
     violation: dict[str, Any] | None
     seq: int
     state: dict[str, Any]
+
+
+class DealingStarted(BaseModel):
+    accepted: bool
+    dealing: bool = Field(description="the dealing machine has started; its progress follows on the WebSocket")
+    state: dict[str, Any]
+
+
+class Refusal(BaseModel):
+    """Every refusal (4xx, 503): what was wrong, in words."""
+
+    detail: str = Field(examples=["the table is paused (the dealer jammed): resume it first"])
+
+
+class FieldError(BaseModel):
+    loc: list[str | int] = Field(description="where: 'body', 'path' or 'query', then the field's path")
+    msg: str
+
+
+class InvalidRequest(Refusal):
+    """A 422: ``detail`` names the first fault in words; ``errors`` lists every fault of a body or
+    parameter of the wrong shape (it is absent when the referee, not the shape, refused the event)."""
+
+    errors: list[FieldError] = Field(default_factory=list)

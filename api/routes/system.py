@@ -9,10 +9,12 @@ import segno
 from fastapi import APIRouter, Request, Response
 
 from api.auth import CONTROL
+from api.errors import refusals
 from api.routes import runtime_of
 from api.routing import TableRoute
 
 router = APIRouter(prefix="/api", tags=["system"], route_class=TableRoute)
+QR_CODE = {200: {"content": {"image/svg+xml": {"schema": {"type": "string"}}}, "description": "the QR code (SVG)"}}
 
 
 @router.get("/health")
@@ -21,7 +23,7 @@ async def health(request: Request) -> dict[str, Any]:
     return {"status": "ok", "paused": runtime.paused is not None, "seq": runtime.seq}
 
 
-@router.get("/qr", dependencies=CONTROL, response_class=Response)
+@router.get("/qr", dependencies=CONTROL, response_class=Response, responses={**QR_CODE, **refusals(401)})
 async def setup_qr(request: Request) -> Response:
     """The page's address with the control token (``#token=...``) as a QR code (SVG), for the setup
     screen: a phone scans it instead of typing the token. Needs the token, so it tells nothing new."""

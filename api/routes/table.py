@@ -15,6 +15,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from api.auth import CONTROL, READ
+from api.errors import refusals
 from api.routes import done, runtime_of
 from api.routing import TableRoute
 from api.schemas import (
@@ -22,6 +23,7 @@ from api.schemas import (
     CallBody,
     CorrectBody,
     DealBody,
+    DealingStarted,
     DeclareBody,
     DiscardBody,
     JokerSwapBody,
@@ -31,9 +33,10 @@ from api.schemas import (
 from controller.runtime import Result
 
 router = APIRouter(prefix="/api", tags=["table"], route_class=TableRoute)
+EVENT_REFUSALS = refusals(401, 409, 413, 422, 503)
 
 
-@router.get("/table", dependencies=READ)
+@router.get("/table", dependencies=READ, responses=refusals(401))
 async def table(request: Request) -> dict[str, Any]:
     """The table as everyone may see it: the hand in progress, the standing, the pause."""
     snapshot = await done(runtime_of(request).snapshot())
@@ -58,7 +61,12 @@ async def _event(request: Request, event: dict[str, Any]) -> ActionResponse:
     return await _answer(await done(runtime_of(request).submit(event)))
 
 
-@router.post("/deals", dependencies=CONTROL, response_model=None)
+@router.post(
+    "/deals",
+    dependencies=CONTROL,
+    response_model=None,
+    responses={200: {"model": ActionResponse}, 202: {"model": DealingStarted}, **EVENT_REFUSALS},
+)
 async def deal(request: Request, body: DealBody) -> ActionResponse | JSONResponse:
     """A deal: the cards as entered (a predetermined deal), or, with no cards, dealt by the
     dealing machine (202: it has started; its progress follows on the WebSocket) or, with no
@@ -73,57 +81,57 @@ async def deal(request: Request, body: DealBody) -> ActionResponse | JSONRespons
     return await _answer(result)
 
 
-@router.post("/calls", dependencies=CONTROL)
+@router.post("/calls", dependencies=CONTROL, responses=EVENT_REFUSALS)
 async def call(request: Request, body: CallBody) -> ActionResponse:
     """A call of the auction: a bid, a pass, a double."""
     return await _event(request, {"type": "call", **body.model_dump()})
 
 
-@router.post("/declare", dependencies=CONTROL)
+@router.post("/declare", dependencies=CONTROL, responses=EVENT_REFUSALS)
 async def declare(request: Request, body: DeclareBody) -> ActionResponse:
     """The declarer names trumps (a suit letter) or, in Bid Whist no-trump, the direction."""
     return await _event(request, {"type": "declare", **body.model_dump(exclude_none=True)})
 
 
-@router.post("/discard", dependencies=CONTROL)
+@router.post("/discard", dependencies=CONTROL, responses=EVENT_REFUSALS)
 async def discard(request: Request, body: DiscardBody) -> ActionResponse:
     """The declarer lays away cards after taking the widow or kitty (never shown until the hand ends)."""
     return await _event(request, {"type": "discard", **body.model_dump()})
 
 
-@router.post("/joker-swap", dependencies=CONTROL)
+@router.post("/joker-swap", dependencies=CONTROL, responses=EVENT_REFUSALS)
 async def joker_swap(request: Request, body: JokerSwapBody) -> ActionResponse:
     """Bid Whist no-trump: a joker's holder gives it up for a kitty card, or declines (card null)."""
     return await _event(request, {"type": "joker-swap", **body.model_dump()})
 
 
-@router.post("/plays", dependencies=CONTROL)
+@router.post("/plays", dependencies=CONTROL, responses=EVENT_REFUSALS)
 async def play(request: Request, body: PlayBody) -> ActionResponse:
     """A card played to the trick, entered by hand (the camera sends the same)."""
     return await _event(request, {"type": "play", **body.model_dump()})
 
 
-@router.post("/undo", dependencies=CONTROL)
+@router.post("/undo", dependencies=CONTROL, responses=refusals(401, 409, 422, 503))
 async def undo(request: Request) -> ActionResponse:
     """Take back the last action of the current hand."""
     return await _event(request, {"type": "undo"})
 
 
-@router.post("/correct", dependencies=CONTROL)
+@router.post("/correct", dependencies=CONTROL, responses=EVENT_REFUSALS)
 async def correct(request: Request, body: CorrectBody) -> ActionResponse:
     """ "That card was the 6 of hearts": the last play is undone and replayed as this card, in one
     step, both journalled with a note saying it was a correction."""
     return await _answer(await done(runtime_of(request).correct(body.card, body.seat)))
 
 
-@router.post("/pause", dependencies=CONTROL)
+@router.post("/pause", dependencies=CONTROL, responses=refusals(401, 413, 422, 503))
 async def pause(request: Request, body: PauseBody | None = None) -> dict[str, Any]:
     """Pause the table: every event is refused (409) until it resumes; survives a restart."""
     reason = body.reason if body is not None else PauseBody().reason
     return await done(runtime_of(request).pause(reason))
 
 
-@router.post("/resume", dependencies=CONTROL)
+@router.post("/resume", dependencies=CONTROL, responses=refusals(401, 503))
 async def resume(request: Request) -> dict[str, Any]:
     """Resume a paused table."""
     return await done(runtime_of(request).resume())
