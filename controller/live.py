@@ -12,8 +12,9 @@ controller stays the single writer:
   ``reject``) sounds the buzzer, lights the seat and is withdrawn from the tracker, which then
   waits for that seat's legal card; the zones clearing is the trick gathered; a camera that
   stops delivering frames holds the table;
-- the **panel** lights the seat to act (the next dealer's LED blinks between hands) and beeps on
-  a violation; its undo button takes back the last action, its next button tells the machine
+- the **panel** lights the seat to act as the page shows it (no seat while Bid Whist's joker
+  exchange asks a joker's holder; the next dealer's LED blinks between hands) and beeps on a
+  violation; its undo button takes back the last action, its next button tells the machine
   that the person at the table did what its fault asked.
 
 The referee's knowledge goes back to the camera as its prior: the cards each seat still holds.
@@ -32,6 +33,7 @@ from controller.dealing import EngineNames
 from controller.runtime import BadCommand, Result, Runtime, TablePaused, TableRefusal
 from engine.cards import CARDS, Card
 from engine.hand import Hand
+from engine.view import public_to_act
 from firmware_bridge.events import DealResult, FaultRaised
 from firmware_bridge.plan import DealPlan
 from vision.service import SeatPlay, TableEvent, VisionService, ZonesCleared
@@ -294,8 +296,8 @@ class LiveTable:
                 self.panel.show_dealer(following)
             else:
                 self.panel.show_turn(None)
-        else:
-            self.panel.show_turn(hand.to_act)
+        else:  # the public seat: in Bid Whist's joker exchange no LED names the joker's holder
+            self.panel.show_turn(public_to_act(hand))
 
 
 def _played_by(hand: Hand, seat: int) -> set[Card]:

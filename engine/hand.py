@@ -288,6 +288,25 @@ class Hand:
     def is_over(self) -> bool:
         return self.phase is OVER
 
+    # --- whose turn, as anyone may know it ---------------------------------------------
+
+    def turn_is_public(self) -> bool:
+        """Whether everyone may know which seat is to act. In Bid Whist's joker exchange the seat
+        asked is the one holding that joker: naming it would tell where the joker is."""
+        return self.phase is not JOKER_SWAP
+
+    def public_to_act(self) -> int | None:
+        """The seat to act as the table may show it (its LED, the page, a violation's words)."""
+        return self.to_act if self.turn_is_public() else None
+
+    def whose_turn(self) -> str:
+        """Whose turn it is, in words anyone at the table may hear."""
+        return f"seat {self.to_act}" if self.turn_is_public() else self._unnamed_actor()
+
+    def _unnamed_actor(self) -> str:
+        """The seat to act described without naming it, while the turn is not public."""
+        return "the seat asked"
+
     def team_tricks(self) -> tuple[int, ...]:
         if not self.TEAMS:
             return self._won
@@ -474,7 +493,7 @@ class Hand:
                 seat,
             )
         if seat is not None and seat != self.to_act:
-            raise NotYourTurn("out-of-turn", f"seat {seat} acted out of turn: it is seat {self.to_act}'s turn", seat)
+            raise NotYourTurn("out-of-turn", f"seat {seat} acted out of turn: it is {self.whose_turn()}'s turn", seat)
 
     def _check_play(self, index: int, seat: int) -> int:
         """Check a play and return the seat's mask of legal cards; raise if not allowed."""

@@ -52,7 +52,7 @@ def public_hand(hand: Hand, violations: Iterable[Violation], number: int = 1) ->
         "seats": list(hand.active),
         "cards_held": [len(hand.holding(seat)) for seat in range(hand.players)],
         "phase": hand.phase.value,
-        "to_act": _public_to_act(hand),
+        "to_act": public_to_act(hand),
         "auction": [{"seat": seat, "call": action.text} for seat, action in hand.moves if isinstance(action, Call)],
         "declarer_actions": [_declarer_action(seat, action) for seat, action in hand.moves if _is_declarers(action)],
         "declarer": result.declarer,
@@ -82,7 +82,7 @@ def public_legal(hand: Hand) -> dict[str, Any] | None:
     phase = hand.phase
     if phase is Phase.OVER or hand.to_act is None:
         return None
-    out: dict[str, Any] = {"seat": _public_to_act(hand), "type": _PHASE_ACTION[phase]}
+    out: dict[str, Any] = {"seat": public_to_act(hand), "type": _PHASE_ACTION[phase]}
     if phase is Phase.AUCTION:
         out["calls"] = [call.text for call in hand.legal_actions() if isinstance(call, Call)]
     elif phase is Phase.DECLARE:
@@ -105,10 +105,11 @@ _PHASE_ACTION = {
 }
 
 
-def _public_to_act(hand: Hand) -> int | None:
-    """Whose turn it is. In Bid Whist's joker exchange the seat asked is a joker's holder,
-    which would tell where the joker is: the table asks "the big joker's holder" instead."""
-    return None if hand.phase is Phase.JOKER_SWAP else hand.to_act
+def public_to_act(hand: Hand) -> int | None:
+    """Whose turn it is, as the page and the panel's LEDs show it. In Bid Whist's joker exchange
+    the seat asked is a joker's holder, which would tell where the joker is: the table asks "the
+    big joker's holder" instead, and no seat is shown."""
+    return hand.public_to_act()
 
 
 def _declaration(declare: Declare) -> dict[str, str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.actions import PASS, Call, CallKind, Declare, Direction, Discard, JokerSwap
-from engine.cards import BIG_JOKER, CARDS, LITTLE_JOKER, WITH_JOKERS_54, Suit
+from engine.cards import BIG_JOKER, CARDS, LITTLE_JOKER, WITH_JOKERS_54, Card, Suit
 from engine.combinations import Discards, discard_mask
 from engine.errors import BadNotation, CardNotHeld, IllegalAction
 from engine.game import DealShape, Game, Standing, int_list, start_fields
@@ -201,9 +201,17 @@ class BidWhistHand(Hand):
         assert self.declarer is not None and self.direction is not None
         self.start_play(self.declarer, NO_TRUMP_RULES[self.direction, self.options.joker_shed])
 
+    @property
+    def asked_joker(self) -> Card:
+        """The joker whose holder the exchange asks now (the big one first)."""
+        return CARDS[BIG_JOKER + self._swap_step]
+
     def _legal_swaps(self) -> Sequence[JokerSwap]:
-        joker = CARDS[BIG_JOKER + self._swap_step]
+        joker = self.asked_joker
         return (JokerSwap(joker, None), *(JokerSwap(joker, c) for c in _cards_in(self.kitty)))
+
+    def _unnamed_actor(self) -> str:
+        return f"{self.asked_joker.name()}'s holder"
 
     def _apply_swap(self, swap: JokerSwap) -> None:
         seat = self.to_act
@@ -234,7 +242,25 @@ class BidWhistHand(Hand):
                 raise IllegalAction(
                     "declarer-cannot-swap", f"seat {who} is the declarer and cannot swap a joker for a kitty card", who
                 )
+            if self.phase is JOKER_SWAP and action.joker != self.asked_joker:
+                raise self._not_asked(action.joker, who)
         super()._check(action, seat)
+
+    def _not_asked(self, joker: Card, seat: int | None) -> IllegalAction:
+        """A swap of the joker not asked for now. Its words and rule are the same whether or not
+        the seat also holds the joker asked for: which they were would tell where that joker is."""
+        asked = self.asked_joker
+        if asked.index == BIG_JOKER:
+            return IllegalAction(
+                "big-joker-first",
+                f"seat {seat} cannot swap {joker.name()} yet: {asked.name()}'s holder is asked first",
+                seat,
+            )
+        return IllegalAction(
+            "out-of-turn",
+            f"seat {seat} cannot swap {joker.name()} now: it is {asked.name()}'s holder's turn",
+            seat,
+        )
 
     def _explain(self, action: Any) -> IllegalAction:
         seat = self.to_act
@@ -248,10 +274,9 @@ class BidWhistHand(Hand):
             return IllegalAction(
                 "discard-six-cards", f"seat {seat} must lay away exactly six cards, not {len(action.cards)}", seat
             )
-        if isinstance(action, JokerSwap):
-            joker = CARDS[BIG_JOKER + self._swap_step]
+        if isinstance(action, JokerSwap):  # the joker asked for, and a card that is not in the kitty
             return IllegalAction(
-                "big-joker-first", f"seat {seat} may now swap only {joker.name()}, not {action.joker.name()}", seat
+                "swap-for-a-kitty-card", f"seat {seat} may swap {action.joker.name()} only for a kitty card", seat
             )
         return self._explain_call(action)
 

@@ -14,7 +14,7 @@ from engine.errors import BadNotation, CardNotHeld, IllegalAction
 from engine.game import Standing
 from engine.games.bid_whist import BID_WHIST, BidWhistHand, BidWhistOptions, bid_number
 from engine.hand import Phase
-from engine.log import ActionEvent, Referee, dumps, log_of_match, referee_text
+from engine.log import ActionEvent, DealEvent, Referee, dumps, log_of_match, referee_text
 from engine.match import Match
 from tests.engine.playouts import assert_undo_unwinds, deal_hand, play_out
 
@@ -253,3 +253,55 @@ def test_the_game_ends_at_plus_or_minus_seven():
     assert down.over and down.winner == 1
     on = BID_WHIST.after_hand(Standing(score=(4, 2)), Fixed(hand.deal, hand.options, (2, 0)))
     assert not on.over and on.next_dealer == 1
+
+
+def _exchange_with_jokers_at(big: int, little: int):
+    """B1 bid 4no by S (seat 2), with the big joker at seat ``big`` and the little one at
+    ``little`` (each swapped with a plain card of that seat), at the joker exchange."""
+    hands = [list(h) for h in B1_HANDS]
+    for joker, seat, slot in ((card("BJ"), big, 2), (card("LJ"), little, 3)):
+        hands[0][hands[0].index(joker)], hands[seat][slot] = hands[seat][slot], joker
+    referee = Referee(BID_WHIST, 4, BidWhistOptions())
+    referee.apply(DealEvent(tuple(tuple(h) for h in hands), tuple(B1_KITTY), 1), 0)
+    for index, (seat, action) in enumerate(
+        [
+            (2, BID_WHIST.parse_call("4no", BidWhistOptions())),
+            (3, PASS),
+            (0, PASS),
+            (1, PASS),
+            (2, Declare(direction=Direction.HIGH)),
+            (2, Discard(tuple(cards("8S 6S 3S 7C 5C 2C")))),
+        ],
+        start=1,
+    ):
+        assert referee.apply(ActionEvent(seat, action), index) is None
+    hand = referee.match.current
+    assert hand is not None and hand.phase is Phase.JOKER_SWAP and hand.to_act == big
+    return referee, hand
+
+
+@pytest.mark.parametrize("big", [1, 3])
+def test_a_swap_out_of_turn_in_the_exchange_never_names_the_joker_holder(big):
+    referee, hand = _exchange_with_jokers_at(big, little=0)
+    violation = referee.apply(ActionEvent(0, JokerSwap(card("LJ"), None)), 7)
+    assert violation is not None and violation.rule == "big-joker-first"
+    assert violation.message == "seat 0 cannot swap the little joker yet: the big joker's holder is asked first"
+    with pytest.raises(IllegalAction) as wrong:  # the engine's own check, without the referee's card check
+        hand.push(JokerSwap(card("BJ"), None), 4 - big)
+    assert wrong.value.rule == "out-of-turn"
+    assert wrong.value.message == f"seat {4 - big} acted out of turn: it is the big joker's holder's turn"
+    assert hand.whose_turn() == "the big joker's holder" and hand.public_to_act() is None
+
+
+def test_the_wrong_joker_reads_the_same_whether_or_not_the_seat_holds_the_one_asked():
+    both = _exchange_with_jokers_at(big=0, little=0)[0]
+    little_only = _exchange_with_jokers_at(big=1, little=0)[0]
+    shown = [r.apply(ActionEvent(0, JokerSwap(card("LJ"), None)), 7).to_json() for r in (both, little_only)]
+    assert shown[0] == shown[1]
+    # The little joker's turn: the big joker's holder (who declined) offers it again.
+    for referee, big in ((both, 0), (little_only, 1)):
+        referee.apply(ActionEvent(big, JokerSwap(card("BJ"), None)), 8)
+    late = [r.apply(ActionEvent(b, JokerSwap(card("BJ"), None)), 9) for r, b in ((both, 0), (little_only, 1))]
+    assert [v.rule for v in late] == ["out-of-turn", "out-of-turn"]
+    assert late[1].message == "seat 1 cannot swap the big joker now: it is the little joker's holder's turn"
+    assert late[0].message == late[1].message.replace("seat 1", "seat 0")
