@@ -17,6 +17,7 @@ import typer
 
 from controller import cli_bench, cli_deal, cli_vision  # noqa: F401  (they register their commands)
 from controller.cli_common import app, check_can_listen, console, fail, interrupt
+from controller.log_file import LogFileError, read_log_file
 from controller.render import print_report
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
@@ -33,9 +34,9 @@ def referee(
 ) -> None:
     """Replay a table log and report every hand, its violations and the match."""
     try:
-        text = log.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        fail(f"cannot read {log}: {exc.strerror if isinstance(exc, OSError) else exc}")
+        text = read_log_file(log)
+    except LogFileError as exc:
+        fail(str(exc))
     try:
         result = referee_text(text)
     except MalformedLog as exc:

@@ -92,13 +92,31 @@ def loads(text: str) -> TableLog:
     return log
 
 
+# The integers every JSON reader holds exactly (RFC 8259, section 6): a log's numbers are seats,
+# counts and scores, far inside it, and an outside tool must read back what the referee read.
+MAX_INTEGER = 2**53 - 1
+
+
 def _json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_bounded_int, parse_constant=_not_a_json_number)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise MalformedLog(f"not JSON: {exc}") from None
     except RecursionError:
         raise MalformedLog("not a table log: JSON nested far too deeply") from None
+
+
+def _bounded_int(digits: str) -> int:
+    # Checked on the text: Python refuses to read an integer of more than 4,300 digits at all.
+    length = len(digits.lstrip("-"))
+    if length > len(str(MAX_INTEGER)) or abs(value := int(digits)) > MAX_INTEGER:
+        shown = digits if length <= 30 else f"an integer of {length} digits"
+        raise MalformedLog(f"not a table log: {shown} is too large (a log's integers are within ±(2**53 - 1))")
+    return value
+
+
+def _not_a_json_number(name: str) -> Any:
+    raise MalformedLog(f"not JSON: {name} is not a JSON number")
 
 
 def _parse_header(doc: Any) -> tuple[tuple[Game, int, Any, Mapping[str, Any] | None], list[Any]]:
@@ -156,6 +174,12 @@ class _FieldError(ValueError):
     pass
 
 
+def _shown(value: Any, width: int = 40) -> str:
+    """A value from the log as JSON, cut short: a message stays one readable line."""
+    text = json.dumps(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 _FIELDS: dict[str, tuple[set[str], set[str]]] = {  # type: (required, optional) fields
     "deal": ({"hands", "rest"}, {"dealer"}),
     "call": ({"seat", "call"}, set()),
@@ -170,7 +194,11 @@ _FIELDS: dict[str, tuple[set[str], set[str]]] = {  # type: (required, optional) 
 def _parse_event(log: TableLog, raw: Any) -> Event:
     if not isinstance(raw, dict):
         raise _FieldError("an event must be a JSON object")
-    kind = raw.get("type")
+    if "type" not in raw:
+        raise _FieldError("an event needs the field 'type'")
+    kind = raw["type"]
+    if not isinstance(kind, str):
+        raise _FieldError(f"'type' must be an event type such as 'play', not {_shown(kind)}")
     if kind not in _FIELDS:
         raise _FieldError(f"unknown event type {kind!r}")
     if kind not in log.game.events:
