@@ -9,7 +9,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    ValidationInfo,
+)
+
+from engine.game import SCORE_LIMIT
+from engine.options import shown
 
 Seat = Annotated[
     StrictInt, Field(ge=0, le=7, description="a seat, 0 to players - 1, clockwise; a JSON integer (2, not 2.0)")
@@ -20,7 +33,29 @@ CardCode = Annotated[
     Field(description="a card: rank then suit (TH), or a joker (BJ, LJ)", examples=["TH"]),
 ]
 CardList = Annotated[list[CardCode], Field(max_length=60)]
-OptionValue = StrictBool | StrictInt | StrictStr
+Name = Annotated[str, StringConstraints(max_length=40)]
+
+
+def _numbers_within_bounds(values: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+    """No option, score, pool or chip count of any game comes near a billion: a number beyond is
+    refused here, naming it; the referee then holds each to its own bounds, and names those.
+    (Unbounded, a number of thousands of digits could not even be written back to the page.)"""
+    for name, value in values.items():
+        for number in value if isinstance(value, list) else (value,):
+            if type(number) is int and not -SCORE_LIMIT <= number <= SCORE_LIMIT:
+                where = f"{info.field_name}.{name}"
+                raise ValueError(f"'{where}' must be from {-SCORE_LIMIT} to {SCORE_LIMIT}, not {shown(number)}")
+    return values
+
+
+Options = Annotated[
+    dict[Name, StrictBool | StrictInt | StrictStr], Field(max_length=20), AfterValidator(_numbers_within_bounds)
+]
+Start = Annotated[
+    dict[Name, Annotated[list[StrictInt], Field(max_length=8)] | StrictInt],
+    Field(max_length=8),
+    AfterValidator(_numbers_within_bounds),
+]
 
 
 class Body(BaseModel):
@@ -74,8 +109,8 @@ class PauseBody(Body):
 class StartMatchBody(Body):
     game: Literal["poley", "shelem", "fifty-six", "bid-whist", "nap"]
     players: Annotated[StrictInt, Field(ge=2, le=8)] | None = None
-    options: Annotated[dict[Annotated[str, StringConstraints(max_length=40)], OptionValue], Field(max_length=20)] = {}
-    start: dict[Annotated[str, StringConstraints(max_length=40)], list[StrictInt] | StrictInt] | None = None
+    options: Options = {}
+    start: Start | None = Field(default=None, description="the standing carried over from a score sheet")
 
 
 class ActionResponse(BaseModel):

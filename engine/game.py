@@ -16,7 +16,12 @@ from engine.actions import Call
 from engine.cards import Card
 from engine.errors import InvalidStart
 from engine.hand import Deal, Hand
-from engine.options import parse_options
+from engine.options import is_whole_number, parse_options, shown
+
+# The most a score, balance or pool carried over from a score sheet may hold, either way. No
+# sheet holds more, and a match that starts within it stays far inside the integers that every
+# JSON reader (a browser, Python's own printing) holds exactly.
+SCORE_LIMIT = 10**9
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +98,8 @@ def start_fields(start: Mapping[str, Any] | None, allowed: set[str]) -> dict[str
     return dict(start)
 
 
-def int_list(value: Any, name: str, length: int, low: int | None = None, high: int | None = None) -> tuple[int, ...]:
-    """Validate a list of ``length`` whole numbers within bounds."""
+def int_list(value: Any, name: str, length: int, low: int, high: int) -> tuple[int, ...]:
+    """Validate a list of ``length`` whole numbers from ``low`` to ``high``."""
     if (
         not isinstance(value, list)
         or len(value) != length
@@ -102,6 +107,14 @@ def int_list(value: Any, name: str, length: int, low: int | None = None, high: i
     ):
         raise InvalidStart(f"'start.{name}' must be a list of {length} whole numbers")
     for v in value:
-        if (low is not None and v < low) or (high is not None and v > high):
-            raise InvalidStart(f"'start.{name}' values must be from {low} to {high}, not {v}")
+        if not is_whole_number(v, low, high):
+            raise InvalidStart(f"'start.{name}' values must be from {low} to {high}, not {shown(v)}")
     return tuple(value)
+
+
+def start_count(value: Any, name: str, low: int, high: int, unit: str = "") -> int:
+    """Validate one whole number of a ``start`` object, from ``low`` to ``high``."""
+    if not is_whole_number(value, low, high):
+        what = f"a whole number{' of ' + unit if unit else ''}"
+        raise InvalidStart(f"'start.{name}' must be {what} from {low} to {high}, not {shown(value)}")
+    return int(value)

@@ -1,15 +1,16 @@
 """Rule options: declared per game as a frozen dataclass, validated from plain mappings.
 
 A game declares its options as a dataclass whose fields are ``Literal`` choices, ``bool`` or
-``int`` (with bounds in the field's metadata). Field ``all_pass`` is the option ``all-pass``
-of the table log. :func:`parse_options` turns a mapping from a log or a config file into that
-dataclass, naming any unknown option or bad value.
+``int`` (with bounds in the field's metadata: every number is bounded). Field ``all_pass`` is
+the option ``all-pass`` of the table log. :func:`parse_options` turns a mapping from a log or a
+config file into that dataclass, naming any unknown option or bad value.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import typing
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
@@ -24,6 +25,22 @@ T = TypeVar("T")
 def bounds(low: int, high: int) -> dict[str, tuple[int, int]]:
     """Field metadata for an integer option: ``field(default=7, metadata=bounds(1, 99))``."""
     return {"bounds": (low, high)}
+
+
+def is_whole_number(value: Any, low: int, high: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) from ``low`` to ``high``."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def shown(value: Any) -> str:
+    """A value from outside as a message shows it: one short line. A huge integer is told by its
+    size (Python will not even write out one of more than 4,300 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**18:
+        size = abs(value)
+        digits = int(size.bit_length() * math.log10(2))  # the count of digits, or one less
+        return f"a number of {digits + (size >= 10**digits)} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def option_name(field_name: str) -> str:
@@ -73,16 +90,18 @@ def _check_value(name: str, value: Any, hint: Any, metadata: Mapping[str, Any]) 
     if typing.get_origin(hint) is Literal:
         choices = typing.get_args(hint)
         if value not in choices or isinstance(value, bool) != isinstance(choices[0], bool):
-            raise InvalidOption(f"option {name!r} cannot be {value!r} (use one of {_allowed(hint, metadata)})")
+            raise InvalidOption(f"option {name!r} cannot be {shown(value)} (use one of {_allowed(hint, metadata)})")
         return value
     if hint is bool:
         if not isinstance(value, bool):
-            raise InvalidOption(f"option {name!r} must be true or false, not {value!r}")
+            raise InvalidOption(f"option {name!r} must be true or false, not {shown(value)}")
         return value
     if hint is int:
-        low, high = metadata.get("bounds", (-(2**31), 2**31))
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InvalidOption(f"option {name!r} must be a whole number from {low} to {high}, not {value!r}")
+        if "bounds" not in metadata:  # a bug in a game module: every number from outside is bounded
+            raise TypeError(f"option {name!r} is a number without bounds")
+        low, high = metadata["bounds"]
+        if not is_whole_number(value, low, high):
+            raise InvalidOption(f"option {name!r} must be a whole number from {low} to {high}, not {shown(value)}")
         return value
     raise TypeError(f"option {name!r} has an unsupported type {hint!r}")  # a bug in a game module
 
@@ -92,5 +111,5 @@ def _allowed(hint: Any, metadata: Mapping[str, Any]) -> str:
         return ", ".join(repr(c) for c in typing.get_args(hint))
     if hint is bool:
         return "true, false"
-    low, high = metadata.get("bounds", ("?", "?"))
+    low, high = metadata["bounds"]
     return f"{low} to {high}"

@@ -18,10 +18,10 @@ from typing import Any
 
 from engine.actions import PASS, Call, CallKind
 from engine.cards import STANDARD_52, Suit
-from engine.errors import BadNotation, IllegalAction, InvalidOption, InvalidStart
-from engine.game import DealShape, Game, Standing, int_list, start_fields
+from engine.errors import BadNotation, IllegalAction, InvalidOption
+from engine.game import SCORE_LIMIT, DealShape, Game, Standing, int_list, start_count, start_fields
 from engine.hand import Deal, Hand, HandResult
-from engine.options import RevokePolicy, bounds, parse_options
+from engine.options import RevokePolicy, bounds, parse_options, shown
 from engine.tricks import TrickRules, trick_rules
 
 HAND_SIZE = 5
@@ -265,7 +265,7 @@ class Nap(Game):
         raw = dict(raw or {})
         sits_out = raw.pop("dealer-sits-out", players == 6)  # its default depends on the players
         if not isinstance(sits_out, bool):
-            raise InvalidOption(f"option 'dealer-sits-out' must be true or false, not {sits_out!r}")
+            raise InvalidOption(f"option 'dealer-sits-out' must be true or false, not {shown(sits_out)}")
         if sits_out and players < 5:
             raise InvalidOption(f"option 'dealer-sits-out' can be true only with 5 or 6 players, not {players}")
         return dataclasses.replace(parse_options(NapOptions, raw), dealer_sits_out=sits_out)
@@ -296,10 +296,8 @@ class Nap(Game):
 
     def start(self, players: int, options: Any, start: Mapping[str, Any] | None) -> NapStanding:
         fields = start_fields(start, {"score", "pool"} if options.pool else {"score"})
-        score = int_list(fields.get("score", [0] * players), "score", players, -(10**9), 10**9)
-        pool = fields.get("pool", 0)
-        if isinstance(pool, bool) or not isinstance(pool, int) or pool < 0:
-            raise InvalidStart(f"'start.pool' must be a whole number of stakes, 0 or more, not {pool!r}")
+        score = int_list(fields.get("score", [0] * players), "score", players, -SCORE_LIMIT, SCORE_LIMIT)
+        pool = start_count(fields.get("pool", 0), "pool", 0, SCORE_LIMIT, unit="stakes")
         return NapStanding(score=score, pool=pool, use_pool=options.pool)
 
     def after_hand(self, standing: Standing, hand: Hand) -> NapStanding:

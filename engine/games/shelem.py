@@ -16,7 +16,7 @@ from engine.actions import PASS, Call, CallKind, Discard
 from engine.cards import CARDS, STANDARD_52, Suit
 from engine.combinations import Discards, discard_mask
 from engine.errors import BadNotation, IllegalAction
-from engine.game import DealShape, Game, Standing, int_list, start_fields
+from engine.game import SCORE_LIMIT, DealShape, Game, Standing, int_list, start_fields
 from engine.hand import DISCARD, Deal, Hand, HandResult
 from engine.options import RevokePolicy, bounds
 from engine.tricks import NO_SUIT, TrickRules, trick_rules
@@ -261,7 +261,7 @@ class Shelem(Game):
 
     def start(self, players: int, options: Any, start: Mapping[str, Any] | None) -> Standing:
         fields = start_fields(start, {"score"})
-        score = int_list(fields.get("score", [0, 0]), "score", 2, None, options.target - 1)
+        score = int_list(fields.get("score", [0, 0]), "score", 2, -SCORE_LIMIT, options.target - 1)
         return Standing(score=score)
 
     def after_hand(self, standing: Standing, hand: Hand) -> Standing:
