@@ -50,45 +50,59 @@ _AT = {
 }
 _CARDS = {"missing", "extra", "foreign"}
 KNOWN = sorted(_RATES | set(_AT) | _CARDS)
+# The hopper holds two packs at most (108 cards), and a card number past the deal's last card
+# never fires: a larger number can only be a typo.
+MAX_CARD_NUMBER = 1000
+MAX_RATE = 0.5
 
 
 def parse_faults(spec: str | None) -> FaultSpec:
     """Parse a SPEC; raise BadFaultSpec with one clear sentence."""
     result = FaultSpec()
+    seen: set[str] = set()
     for item in (spec or "").split(","):
         item = item.strip()
         if item:
-            result = _apply(result, item)
+            result = _apply(result, item, seen)
     return result
 
 
-def _apply(spec: FaultSpec, item: str) -> FaultSpec:
+def _apply(spec: FaultSpec, item: str, seen: set[str]) -> FaultSpec:
     name, eq, value = item.partition("=")
     name, value = name.strip().lower(), value.strip()
     if not eq or not value:
-        raise BadFaultSpec(f"fault {item!r} needs a value, as in jam-at=7 (known: {', '.join(KNOWN)})")
+        raise BadFaultSpec(f"fault {_cut(item)!r} needs a value, as in jam-at=7 (known: {', '.join(KNOWN)})")
+    if name in _RATES or name in _AT:
+        if name in seen:  # the machine has one of each: a second would silently replace the first
+            raise BadFaultSpec(f"{_item(name, value)}: {name} is given twice (the pack faults may repeat, not it)")
+        seen.add(name)
     if name in _RATES:
         return replace(spec, line=replace(spec.line, **{name: _rate(name, value)}))
     if name in _AT:
-        return replace(spec, machine=replace(spec.machine, **{_AT[name]: _positive(name, value)}))
+        return replace(spec, machine=replace(spec.machine, **{_AT[name]: _card_number(name, value)}))
     if name in _CARDS:
         return replace(spec, **{name: (*getattr(spec, name), _card(name, value))})
-    raise BadFaultSpec(f"unknown fault {name!r} (known: {', '.join(KNOWN)})")
+    raise BadFaultSpec(f"unknown fault {_cut(name)!r} (known: {', '.join(KNOWN)})")
 
 
 def _rate(name: str, value: str) -> float:
     try:
-        rate = float(value)
+        rate = float(value) if value.isascii() else None  # float() also reads other scripts' digits
     except ValueError:
-        raise BadFaultSpec(f"{name}={value}: the rate must be a number such as 0.01") from None
-    if not 0 <= rate <= 0.5:
-        raise BadFaultSpec(f"{name}={value}: the rate must be between 0 and 0.5")
+        rate = None
+    if rate is None:
+        raise BadFaultSpec(f"{_item(name, value)}: the rate must be a number such as 0.01")
+    if not 0 <= rate <= MAX_RATE:  # NaN fails this too
+        raise BadFaultSpec(f"{_item(name, value)}: the rate must be between 0 and {MAX_RATE}")
     return rate
 
 
-def _positive(name: str, value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise BadFaultSpec(f"{name}={value}: give a card number from 1")
+def _card_number(name: str, value: str) -> int:
+    # ASCII digits only: str.isdigit() also accepts "²" and other scripts' digits, and int()
+    # refuses a number of more than 4,300 digits; the length is checked before converting.
+    digits = value.isascii() and value.isdigit()
+    if not digits or len(value.lstrip("0")) > 4 or not 1 <= int(value) <= MAX_CARD_NUMBER:
+        raise BadFaultSpec(f"{_item(name, value)}: give a card number from 1 to {MAX_CARD_NUMBER}")
     return int(value)
 
 
@@ -96,7 +110,18 @@ def _card(name: str, value: str) -> Card:
     try:
         return Card.from_str(value)
     except BadNotation:
-        raise BadFaultSpec(f"{name}={value}: not a card code (use 9H, QS, TC, BJ ...)") from None
+        raise BadFaultSpec(f"{_item(name, value)}: not a card code (use 9H, QS, TC, BJ ...)") from None
+
+
+def _item(name: str, value: str) -> str:
+    """An item as the user wrote it, or quoted when it holds what a terminal would not show as is."""
+    text = _cut(f"{name}={value}")
+    return text if text.isprintable() else repr(text)
+
+
+def _cut(text: str, width: int = 40) -> str:
+    """Text from the command line, cut short: a message stays one readable line."""
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def load_stack(pack: Sequence[Card], spec: FaultSpec, seed: int) -> list[int]:
