@@ -151,6 +151,7 @@ def serve(
     from api.auth import load_or_create_token, token_path
     from controller.devices import DeviceError, build_live_table
     from controller.runtime import Runtime
+    from controller.server_limits import ServerLimits, TooFewOpenFiles, fewer_connections_note, fit_open_files
     from controller.settings import SettingsError, load_settings
     from controller.store import JournalError
 
@@ -173,11 +174,25 @@ def serve(
     sys.stdout.write(_devices_line(settings, path))
     listen_host, listen_port = host or settings.api.host, port or settings.api.port
     check_can_listen(listen_host, listen_port)
+    wanted = ServerLimits.from_settings(settings.api)
+    try:
+        limits = fit_open_files(wanted)
+    except TooFewOpenFiles as exc:
+        resources.close()
+        fail(str(exc))
+    if limits != wanted:
+        sys.stderr.write(f"croupier: {fewer_connections_note(wanted, limits)}\n")
     sys.stdout.write(f"croupier: serving the table on http://{listen_host}:{listen_port}/ (API docs at /docs)\n")
     sys.stdout.flush()
     live.start()
     try:
-        uvicorn.run(create_app(runtime), host=listen_host, port=listen_port, log_level="warning")
+        uvicorn.run(
+            create_app(runtime),
+            host=listen_host,
+            port=listen_port,
+            log_level="warning",
+            **limits.uvicorn_options(),
+        )
     finally:
         live.close()
         resources.close()

@@ -51,6 +51,20 @@ class ApiSettings(_Section):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     open_reading: bool = True  # anyone on the network may read the table; actions need the token
+    # The server's limits (controller/server_limits.py): what keeps one client from stopping it.
+    max_connections: int = Field(default=1000, ge=1)  # open connections of all clients together
+    max_connections_per_client: int = Field(default=50, ge=1)  # ... of one address (a page uses a few)
+    request_timeout: float = Field(default=10.0, gt=0, le=3600)  # seconds to send a whole request
+    keep_alive_timeout: float = Field(default=5.0, gt=0, le=3600)  # seconds an idle connection is kept
+
+    @model_validator(mode="after")
+    def _per_client_within_all(self) -> ApiSettings:
+        if self.max_connections_per_client > self.max_connections:
+            raise ValueError(
+                f"max_connections_per_client ({self.max_connections_per_client}) is more than "
+                f"max_connections ({self.max_connections})"
+            )
+        return self
 
 
 class TableSettings(_Section):
