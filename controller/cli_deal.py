@@ -34,7 +34,12 @@ def deal(
     ] = None,
     speed: Annotated[float, typer.Option(help="Simulated mechanics run this many times faster.")] = 1.0,
     deal_file: Annotated[
-        Path | None, typer.Option("--deal-file", help="Deal as this file says: a table log's first deal, or PBN.")
+        Path | None,
+        typer.Option(
+            "--deal-file",
+            help="Deal as this file says: a table log's first deal (for --players seats, shaped by the log's "
+            "options), or PBN.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
 ) -> None:
@@ -54,7 +59,7 @@ def deal(
         n = dealing.seats_for(chosen, players)
         fixed = dealing.read_deal_file(deal_file, chosen, n) if deal_file is not None else None
         spec = parse_faults(faults)
-        plan = dealing.plan_for(chosen, n, fixed)
+        plan = dealing.plan_for(chosen, n, fixed.event, fixed.options) if fixed else dealing.plan_for(chosen, n)
     except (EngineError, dealing.BadDealFile, BadFaultSpec) as exc:
         fail(str(exc))
     view = nullcontext() if as_json else DealProgress(console, len(chosen.pack), chosen.title)
@@ -62,9 +67,7 @@ def deal(
     try:
         with view:
             if port is None:
-                result = dealing.deal_on_sim(
-                    chosen, n, seed=seed, spec=spec, speed=speed, fixed=fixed, observer=observer
-                )
+                result = dealing.deal_on_sim(chosen, plan, seed=seed, spec=spec, speed=speed, observer=observer)
             else:
                 outcome = dealing.deal_on_port(port, plan, ConsoleOperator(console), observer)
                 result = dealing.result_json(chosen, outcome, None, {})

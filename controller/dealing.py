@@ -12,10 +12,11 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.log_file import LogFileError, read_log_file
 from engine.cards import CARDS, RANK_WORDS, Card, Suit
 from engine.errors import EngineError
 from engine.game import Game
@@ -68,9 +69,12 @@ def seats_for(game: Game, players: int | None) -> int:
     return n
 
 
-def plan_for(game: Game, players: int, fixed: DealEvent | None = None) -> DealPlan:
-    """The bridge's plan for one deal of ``game`` at ``players`` seats (dealer at seat 0)."""
-    shape = game.deal_shape(players, game.options(), fixed.dealer or 0 if fixed else 0)
+def plan_for(game: Game, players: int, fixed: DealEvent | None = None, options: Any = None) -> DealPlan:
+    """The bridge's plan for one deal of ``game`` at ``players`` seats (dealer at seat 0, or the
+    predetermined deal's), shaped as the engine deals under ``options`` (default: the game's
+    defaults for that many players, so six-handed Nap's dealer sits out)."""
+    options = game.options(None, players) if options is None else options
+    shape = game.deal_shape(players, options, fixed.dealer or 0 if fixed else 0)
     hands = None
     if fixed is not None:
         hands = (*(tuple(c.index for c in h) for h in fixed.hands), tuple(c.index for c in fixed.rest))
@@ -90,27 +94,37 @@ def plan_for(game: Game, players: int, fixed: DealEvent | None = None) -> DealPl
 # --- predetermined deals ---------------------------------------------------------------------
 
 
-def read_deal_file(path: Path, game: Game, players: int) -> DealEvent:
+@dataclass(frozen=True)
+class FixedDeal:
+    """A predetermined deal, and the options whose shape it follows (a log's own options)."""
+
+    event: DealEvent
+    options: Any
+
+
+def read_deal_file(path: Path, game: Game, players: int) -> FixedDeal:
     """The first deal of a table log (JSON) or of a PBN file (four seats, 52 cards)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadDealFile(f"cannot read {path}: {exc}") from None
+        text = read_log_file(path)
+    except LogFileError as exc:
+        raise BadDealFile(str(exc)) from None
     if text.lstrip().startswith("{"):
-        return _deal_from_log(text, path, game)
-    return _deal_from_pbn(text, path, game, players)
+        return _deal_from_log(text, path, game, players)
+    return FixedDeal(_deal_from_pbn(text, path, game, players), game.options(None, players))
 
 
-def _deal_from_log(text: str, path: Path, game: Game) -> DealEvent:
+def _deal_from_log(text: str, path: Path, game: Game, players: int) -> FixedDeal:
     try:
         log = loads(text)
     except (MalformedLog, EngineError) as exc:
         raise BadDealFile(f"{path}: {exc}") from None
     if log.game.name != game.name:
         raise BadDealFile(f"{path} is a {log.game.title} log, not {game.title}")
+    if log.players != players:
+        raise BadDealFile(f"{path} is a log of {log.players} players, not {players} (give --players {log.players})")
     for event in log.events:
         if isinstance(event, DealEvent):
-            return event
+            return FixedDeal(event, log.options)
     raise BadDealFile(f"{path} has no deal event")
 
 
@@ -206,22 +220,20 @@ def dumps(obj: Any) -> str:
 
 def deal_on_sim(
     game: Game,
-    players: int,
+    plan: DealPlan,
     *,
     seed: int | None,
     spec: Any,
     speed: float,
-    fixed: DealEvent | None = None,
     observer: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
-    """One deal through the simulated machine over a pty; the contract-3 JSON object."""
+    """One deal of ``plan`` through the simulated machine over a pty; the contract-3 JSON object."""
     from simulators.dealing_machine import SimulatedMachine
     from simulators.faults import load_stack
 
-    plan = plan_for(game, players, fixed)
     seed = 0 if seed is None else seed
     stack = load_stack(game.pack, spec, seed)
     with SimulatedMachine(stack, seed=seed, line=spec.line, faults=spec.machine, speed=speed) as machine:
         sim = machine.deal(plan, observer)
     extra = {"injected": spec.count(), "operator": sim.operator_actions, **sim.line}
-    return result_json(game, sim.result, machine_json(sim.snapshot, players), extra)
+    return result_json(game, sim.result, machine_json(sim.snapshot, len(plan.seats)), extra)

@@ -124,3 +124,97 @@ def test_a_predetermined_deal_from_a_table_log(tmp_path):
     assert result["status"] == "complete"
     assert [sorted(h) for h in result["hands"]] == [sorted(codes[i * 12 : i * 12 + 12]) for i in range(4)]
     assert sorted(result["rest"]) == sorted(codes[48:])
+
+
+# --- the engine's shape for every seat count (Nap: six-handed, the dealer sits out) -------------
+
+
+def test_every_game_and_seat_count_is_planned_as_the_engine_deals_it():
+    from controller.dealing import plan_for
+    from engine.games import GAMES as ENGINE_GAMES
+    from engine.match import Match
+
+    for game in ENGINE_GAMES.values():
+        for seats in game.seat_counts:
+            plan = plan_for(game, seats)
+            match = Match(game, game.options(None, seats), seats)
+            shape = game.deal_shape(seats, match.options, 0)
+            assert (plan.seats, plan.rest) == (shape.per_seat, shape.rest), (game.name, seats)
+
+
+def referee_accepts(game: str, players: int, options: dict, result: dict) -> None:
+    """The engine takes the deal as dealt: a table log of it replays without a complaint."""
+    from engine.log import referee_text
+
+    log = {
+        "format": "croupier-table-log",
+        "version": 1,
+        "game": game,
+        "players": players,
+        "options": options,
+        "events": [{"type": "deal", "dealer": 0, "hands": result["hands"], "rest": result["rest"]}],
+    }
+    referee_text(json.dumps(log))
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "shape"),
+    [
+        (6, {}, ([0, 5, 5, 5, 5, 5], 27)),  # rules.md 5.2: with six players the dealer deals himself none
+        (5, {}, ([5] * 5, 27)),
+        (2, {}, ([5, 5], 42)),
+    ],
+)
+def test_nap_deals_the_engines_shape_for_its_seat_count(players, options, shape):
+    result = deal("--game", "nap", "--players", str(players), "--seed", "4", "--faults", "jam-at=3")
+    assert result["status"] == "complete", result
+    assert ([len(h) for h in result["hands"]], len(result["rest"])) == shape
+    assert result["machine"]["hands"] == result["hands"] and result["machine"]["rest"] == result["rest"]
+    referee_accepts("nap", players, options, result)
+
+
+def nap_log(players: int, options: dict, dealer: int, sizes: list[int]) -> dict:
+    from engine.cards import STANDARD_52
+
+    codes = [str(c) for c in STANDARD_52]
+    hands, start = [], 0
+    for size in sizes:
+        hands.append(codes[start : start + size])
+        start += size
+    deal_event = {"type": "deal", "dealer": dealer, "hands": hands, "rest": codes[start:]}
+    return {
+        "format": "croupier-table-log",
+        "version": 1,
+        "game": "nap",
+        "players": players,
+        "options": options,
+        "events": [deal_event],
+    }
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "dealer", "sizes"),
+    [
+        (6, {}, 0, [0, 5, 5, 5, 5, 5]),
+        (6, {}, 3, [5, 5, 5, 0, 5, 5]),  # the seat that sits out is the deal's dealer
+        (6, {"dealer-sits-out": False}, 2, [5] * 6),  # the log's own options shape its deal
+        (5, {"dealer-sits-out": True}, 1, [5, 0, 5, 5, 5]),
+    ],
+)
+def test_a_predetermined_nap_deal_of_any_valid_shape_is_followed(tmp_path, players, options, dealer, sizes):
+    log = nap_log(players, options, dealer, sizes)
+    path = tmp_path / "nap.json"
+    path.write_text(json.dumps(log))
+    result = deal("--game", "nap", "--players", str(players), "--deal-file", str(path), "--seed", "5")
+    assert result["status"] == "complete", result
+    expected = log["events"][0]
+    assert [sorted(h) for h in result["hands"]] == [sorted(h) for h in expected["hands"]]
+    assert sorted(result["rest"]) == sorted(expected["rest"])
+
+
+def test_a_deal_file_for_other_seats_says_how_many(tmp_path):
+    path = tmp_path / "nap.json"
+    path.write_text(json.dumps(nap_log(6, {}, 0, [0, 5, 5, 5, 5, 5])))
+    done = run_croupier("deal", "--sim", "--game", "nap", "--deal-file", str(path))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "a log of 6 players, not 4 (give --players 6)" in done.stderr
