@@ -234,7 +234,9 @@ class NapHand(Hand):
 
 @dataclass(frozen=True, slots=True)
 class NapStanding(Standing):
-    """``score`` is each seat's running balance; the pool holds what was paid into it."""
+    """``score`` is each seat's running balance of stakes. What is paid into the pool, or taken
+    out of it, is not part of it (the table-log contract): each hand reports it per seat in its
+    ``pool``, and ``pool`` here is what the pool holds."""
 
     pool: int = 0
     use_pool: bool = False
@@ -306,11 +308,7 @@ class Nap(Game):
         balances = list(standing.score)
         for seat, amount in enumerate(hand.stakes(outcome) or ()):
             balances[seat] += amount
-        pool = standing.pool
-        if standing.use_pool:
-            flows = hand.pool_flows()
-            balances = [b + f for b, f in zip(balances, flows, strict=True)]
-            pool -= sum(flows)
+        pool = standing.pool - sum(hand.pool_flows()) if standing.use_pool else standing.pool
         doubled = standing.doubled
         if hand.options.double_header:
             doubled = outcome == "void" or (doubled and outcome != "made")

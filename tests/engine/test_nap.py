@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -15,6 +16,7 @@ from engine.games.nap import BLUCHER, MISERY, NAP, NAP_GAME, ONE, THREE, TWO, WE
 from engine.hand import Deal
 from engine.log import dumps, hand_report, log_of_match, referee_text
 from engine.match import Match
+from tests.conftest import LOGS
 from tests.engine.playouts import assert_each_pop_restores, deal_random, random_match
 
 SEEDS = st.integers(0, 2**32)
@@ -33,15 +35,44 @@ VARIANTS = st.fixed_dictionaries(
 
 @FAST
 @given(SEEDS, st.integers(2, 6), VARIANTS)
-def test_balances_sum_to_zero_except_the_pool(seed, players, raw):
+def test_balances_sum_to_zero_and_the_pool_holds_what_was_paid_in(seed, players, raw):
     options = NAP_GAME.options(raw, players)
     match = random_match(NAP_GAME, seed, 8, options, players)
     standing = match.standing
-    assert sum(standing.score) + standing.pool == 0
+    assert sum(standing.score) == 0
+    paid_in = sum(sum(dict(h.result().extra).get("pool", ())) for h in match.hands)
+    assert standing.pool == -paid_in
     for hand in match.hands:
         result = hand.result()
         assert result.score is not None and sum(result.score) == 0
         assert sum(result.tricks) == len(hand.tricks) <= 5
+
+
+@FAST
+@given(SEEDS, st.integers(2, 6), VARIANTS.map(lambda raw: {**raw, "pool": True}))
+def test_the_match_score_excludes_pool_payments(seed, players, raw):
+    # docs/table-log.md: "money paid into a Nap pool is not part of score"; each hand's `pool`
+    # reports it, and the match's `pool` is what the pool holds.
+    options = NAP_GAME.options(raw, players)
+    match = random_match(NAP_GAME, seed, 8, options, players)
+    results = [h.result() for h in match.hands]
+    stakes = [sum(r.score[seat] for r in results if r.score is not None) for seat in range(players)]
+    assert list(match.standing.score) == stakes
+    report = referee_text(dumps(log_of_match(match))).report()
+    assert report["match"]["score"] == stakes
+    assert any(any(hand["pool"]) for hand in report["hands"])  # money did go into the pool
+
+
+def test_a_stake_paid_into_the_pool_is_not_in_the_score():
+    # N1 (a three made by seat 3, dealt by seat 0) played with the pool: the dealer's stake goes
+    # into the pool, reported by the hand, and the match's score is the stakes alone.
+    log = json.loads((LOGS / "nap" / "n1-three-made-early-end.json").read_text())
+    log["options"] = {"pool": True, "stake": 2}
+    report = referee_text(json.dumps(log)).report()
+    assert report["hands"][0]["score"] == [-6, -6, -6, 18]
+    assert report["hands"][0]["pool"] == [-2, 0, 0, 0]
+    assert report["match"]["score"] == [-6, -6, -6, 18]
+    assert report["match"]["pool"] == 2
 
 
 @FAST
