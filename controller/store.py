@@ -4,26 +4,45 @@ Events are stored exactly as the table log writes them (``docs/table-log.md``), 
 exports as a table log and its state is what the referee makes of that log. The database
 runs in WAL mode with full synchronisation: an event the table has acknowledged survives a
 power cut. The schema carries a version, and opening an older database migrates it.
+
+Nothing is served from a journal that is not what was written (``controller/journal/``): every
+record (a match begun, an event) is chained to the one before by its hash; the journal is
+checked, read-only, before it is opened; after every write a record of what was acknowledged is
+kept beside it, so a journal that went back to an earlier state is refused, not resumed; and a
+copy is made at the end of every hand. A write the disk refuses raises
+:class:`JournalUnavailable` and records nothing; a damaged journal raises :class:`JournalDamaged`
+with the way to salvage it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
+import secrets
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.journal.ack import Acknowledged, write_ack
+from controller.journal.chain import CHAIN_COLUMNS, EVENT_COLUMNS, GENESIS, MATCH_COLUMNS, EventRow, MatchRow, Row, link
+from controller.journal.check import inspect, unavailable
+from controller.journal.copy import HandEndCopies
+from controller.journal.errors import JournalDamaged, JournalError, JournalShortened, JournalUnavailable, way_out
+from controller.journal.files import ack_path, copy_path
 from engine.log import FORMAT, VERSION
 
-SCHEMA_VERSION = 1
+__all__ = ["Journal", "JournalDamaged", "JournalError", "JournalShortened", "JournalUnavailable", "MatchRecord"]
 
+SCHEMA_VERSION = 2
+SQLITE_FULL = 13
 
-class JournalError(RuntimeError):
-    """The journal cannot be opened or written; the message says why."""
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +83,39 @@ def _create_v1(db: sqlite3.Connection) -> None:
     )
 
 
+def _chain_v2(db: sqlite3.Connection) -> None:
+    """Give the journal an identity, and number and chain the records it already holds."""
+    db.execute("CREATE TABLE identity (id TEXT NOT NULL)")
+    db.execute("INSERT INTO identity (id) VALUES (?)", (secrets.token_hex(16),))
+    for table in ("matches", "events"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN entry INTEGER")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN prev TEXT")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN hash TEXT")
+        db.execute(f"CREATE UNIQUE INDEX {table}_entry ON {table} (entry)")
+    entry, head = 0, GENESIS
+    for values in db.execute(f"SELECT {', '.join(MATCH_COLUMNS)} FROM matches ORDER BY id").fetchall():
+        entry, head = entry + 1, _chain_row(db, MatchRow(*values), entry + 1, head)
+        events = f"SELECT {', '.join(EVENT_COLUMNS)} FROM events WHERE match_id = ? ORDER BY seq"
+        for event in db.execute(events, (values[0],)).fetchall():
+            entry, head = entry + 1, _chain_row(db, EventRow(*event), entry + 1, head)
+
+
+def _chain_row(db: sqlite3.Connection, row: Row, entry: int, prev: str) -> str:
+    digest = link(prev, row)
+    if isinstance(row, MatchRow):
+        db.execute("UPDATE matches SET entry = ?, prev = ?, hash = ? WHERE id = ?", (entry, prev, digest, row.id))
+    else:
+        where = "match_id = ? AND seq = ?"
+        db.execute(f"UPDATE events SET entry = ?, prev = ?, hash = ? WHERE {where}", (entry, prev, digest, *_key(row)))
+    return digest
+
+
+def _key(row: EventRow) -> tuple[Any, Any]:
+    return row.match_id, row.seq
+
+
 # MIGRATIONS[n] takes a database at schema version n to n + 1 (0: an empty file).
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_v1}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_v1, 1: _chain_v2}
 
 
 def _private_file(path: Path) -> None:
@@ -79,9 +129,17 @@ def _private_file(path: Path) -> None:
     path.chmod(0o600)  # an existing file, or the umask, may have left it wider
 
 
+def _now() -> str:
+    """The time as SQLite's ``strftime('%Y-%m-%dT%H:%M:%fZ')`` writes it (it is part of a record's hash)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
 class Journal:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        refusal = inspect(self.path, SCHEMA_VERSION).refusal(SCHEMA_VERSION)
+        if refusal is not None:  # damaged, shortened or newer: never served, never changed
+            raise refusal
         try:
             _private_file(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -89,12 +147,16 @@ class Journal:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+            self.identity = str(self._db.execute("SELECT id FROM identity").fetchone()[0])
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
         except OSError as exc:
             raise JournalError(f"cannot open the journal {self.path}: {exc.strerror}") from None
+        self._acknowledge(*self._head())
+        self.copies = HandEndCopies(self.path, copy_path(self.path))
 
     def close(self) -> None:
+        self.copies.close()
         self._db.close()
 
     def schema_version(self) -> int:
@@ -102,11 +164,6 @@ class Journal:
 
     def _migrate(self) -> None:
         version = self.schema_version()
-        if version > SCHEMA_VERSION:
-            raise JournalError(
-                f"the journal {self.path} was written by a newer Croupier "
-                f"(schema {version}; this one knows {SCHEMA_VERSION})"
-            )
         while version < SCHEMA_VERSION:
             with self._transaction():
                 MIGRATIONS[version](self._db)
@@ -118,57 +175,129 @@ class Journal:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield self._db
+            self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
 
     # --- writing ----------------------------------------------------------------------------
 
-    def start_match(self, game: str, players: int, options: Mapping[str, Any], start: Mapping[str, Any] | None) -> int:
-        cursor = self._write(
-            "INSERT INTO matches (game, players, options, start) VALUES (?, ?, ?, ?)",
-            (game, players, json.dumps(dict(options)), json.dumps(dict(start)) if start else None),
-        )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+    def start_match(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        start: Mapping[str, Any] | None,
+    ) -> int:
+        with self._writing():
+            (match_id,) = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM matches").fetchone()
+            start_text = json.dumps(dict(start)) if start else None
+            self._insert(MatchRow(match_id, game, players, json.dumps(dict(options)), start_text, _now()))
+        return int(match_id)
 
     def append(self, match_id: int, event: Mapping[str, Any]) -> int:
-        """Append one table-log event; return its index in the match. Durable on return."""
-        seq = self.event_count(match_id)
-        self._write(
-            "INSERT INTO events (match_id, seq, event) VALUES (?, ?, ?)", (match_id, seq, json.dumps(dict(event)))
-        )
+        """Append one table-log event; return its index in the match. Durable on return;
+        JournalUnavailable (nothing recorded) if the disk refuses it."""
+        with self._writing():
+            seq = self.event_count(match_id)
+            self._insert(EventRow(match_id, seq, json.dumps(dict(event)), _now()))
         return seq
 
-    def _write(self, sql: str, values: tuple[Any, ...]) -> sqlite3.Cursor:
+    def restore(self, match: MatchRow, events: Sequence[EventRow]) -> None:
+        """Write a salvaged match and its events as they were (ids, times, text), in one step."""
+        with self._writing():
+            for row in (match, *events):
+                self._insert(row)
+
+    def copy_at_hand_end(self) -> None:
+        """A hand has ended: copy the journal (on the copy's own thread; see journal/copy.py)."""
+        self.copies.request()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
         try:
-            return self._db.execute(sql, values)
+            with self._transaction():
+                yield
         except sqlite3.DatabaseError as exc:
-            raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
+            raise self._failure(exc, "write to") from None
+        self._acknowledge(*self._written)
+
+    def _insert(self, row: Row) -> None:
+        entry, prev = self._head()
+        digest = link(prev, row)
+        table, columns = ("matches", MATCH_COLUMNS) if isinstance(row, MatchRow) else ("events", EVENT_COLUMNS)
+        names = ", ".join(columns + CHAIN_COLUMNS)
+        values = (*(getattr(row, name) for name in columns), entry + 1, prev, digest)
+        self._db.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(values))})", values)
+        self._written = (entry + 1, digest)
+
+    def _head(self) -> tuple[int, str]:
+        """The last record's number and hash (read in the write's own transaction)."""
+        head = (0, GENESIS)
+        for table in ("matches", "events"):
+            row = self._db.execute(f"SELECT entry, hash FROM {table} ORDER BY entry DESC LIMIT 1").fetchone()
+            if row is not None and row[0] > head[0]:
+                head = (int(row[0]), str(row[1]))
+        return head
+
+    def _acknowledge(self, entries: int, head: str) -> None:
+        """Record what the journal now holds. If the disk refuses, the record lags behind the
+        journal, which the next start accepts: a journal is refused only when it holds less."""
+        try:
+            write_ack(ack_path(self.path), Acknowledged(self.identity, entries, head))
+        except OSError as exc:
+            log.warning("the journal's acknowledgement record was not updated: %s", exc.strerror or exc)
+
+    def _failure(self, exc: sqlite3.DatabaseError, doing: str) -> JournalError:
+        if not unavailable(exc):
+            return JournalDamaged(f"the journal {self.path} is damaged: SQLite says '{exc}'; {way_out(self.path)}")
+        full = getattr(exc, "sqlite_errorcode", 0) & 0xFF == SQLITE_FULL
+        why = f"the disk is full ({exc})" if full else str(exc)
+        return JournalUnavailable(
+            f"cannot {doing} the journal {self.path}: {why}; nothing was recorded, and what was recorded "
+            "before is safe: free some space (or fix the disk) and try again"
+        )
 
     # --- reading ----------------------------------------------------------------------------
 
+    def _read(self, sql: str, values: tuple[Any, ...] = ()) -> list[Any]:
+        try:
+            return self._db.execute(sql, values).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._failure(exc, "read") from None
+
+    def _decode(self, text: Any, what: str) -> Any:
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError):
+            raise JournalDamaged(
+                f"the journal {self.path} is damaged: {what} is not JSON; {way_out(self.path)}"
+            ) from None
+
     def event_count(self, match_id: int) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM events WHERE match_id = ?", (match_id,)).fetchone()[0])
+        return int(self._read("SELECT COUNT(*) FROM events WHERE match_id = ?", (match_id,))[0][0])
 
     def matches(self) -> list[MatchRecord]:
-        rows = self._db.execute(
+        rows = self._read(
             "SELECT m.id, m.game, m.players, m.options, m.start, COUNT(e.seq), m.created "
             "FROM matches m LEFT JOIN events e ON e.match_id = m.id GROUP BY m.id ORDER BY m.id"
-        ).fetchall()
-        return [
-            MatchRecord(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]) if r[4] else None, r[5], r[6])
-            for r in rows
-        ]
+        )
+        return [self._match_record(row) for row in rows]
+
+    def _match_record(self, row: tuple[Any, ...]) -> MatchRecord:
+        options = self._decode(row[3], f"match {row[0]}'s options")
+        start = self._decode(row[4], f"match {row[0]}'s start") if row[4] else None
+        return MatchRecord(row[0], row[1], row[2], options, start, row[5], row[6])
 
     def latest_match(self) -> MatchRecord | None:
         found = self.matches()
         return found[-1] if found else None
 
     def events(self, match_id: int) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT event FROM events WHERE match_id = ? ORDER BY seq", (match_id,))
-        return [json.loads(row[0]) for row in rows]
+        rows = self._read("SELECT seq, event FROM events WHERE match_id = ? ORDER BY seq", (match_id,))
+        return [self._decode(text, f"event {seq} of match {match_id}") for seq, text in rows]
 
     def export(self, match_id: int) -> dict[str, Any]:
         """The match as a table log (``docs/table-log.md``)."""

@@ -111,9 +111,15 @@ class TableController:
             log.error("journal write failed, reloading the match from the journal: %s", exc)
             self._resume()  # the judged event never happened: the journal is the truth
             return Outcome(False, reason=str(exc))
+        if self._hand_ended():
+            self.journal.copy_at_hand_end()  # the worst loss is now the hand in play
         found = violation.to_json() if violation is not None else None
         self._publish(stored, found)
         return Outcome(True, index=index, violation=found)
+
+    def _hand_ended(self) -> bool:
+        hand = self._referee.match.current if self._referee is not None else None
+        return hand is not None and hand.is_over()
 
     def _publish(self, event: dict[str, Any], violation: dict[str, Any] | None) -> None:
         assert self.match_id is not None

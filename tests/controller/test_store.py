@@ -1,12 +1,14 @@
-"""The journal: durable, versioned, exported as a table log."""
+"""The journal: durable, versioned, chained, exported as a table log; a full disk refuses in words."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
 
-from controller.store import SCHEMA_VERSION, Journal, JournalError
+from controller.journal.check import inspect
+from controller.store import SCHEMA_VERSION, Journal, JournalDamaged, JournalError, JournalUnavailable
 
 
 def test_a_new_journal_is_created_at_the_current_schema(tmp_path):
@@ -44,7 +46,7 @@ def test_a_journal_from_a_newer_croupier_is_refused(tmp_path):
 
 def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
     (tmp_path / "j.db").write_text("these are not the pages you are looking for" * 100)
-    with pytest.raises(JournalError, match="cannot open the journal"):
+    with pytest.raises(JournalDamaged, match=r"is damaged: SQLite cannot read it \(file is not a database\)"):
         Journal(tmp_path / "j.db")
 
 
@@ -64,9 +66,69 @@ def test_the_journal_is_its_owner_s_alone_whatever_the_umask(tmp_path):
         Journal(kept).close()
     finally:
         os.umask(old)
+    journal.copy_at_hand_end()
+    assert journal.copies.wait(timeout=60)
     files = [folder / "journal.db", folder / "journal.db-wal", folder / "journal.db-shm"]
+    files += [folder / "journal.db.ack", folder / "journal.db.backup"]
     assert all(f.exists() for f in files)
     assert {f.name: stat.S_IMODE(f.stat().st_mode) for f in files} == {f.name: 0o600 for f in files}
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     journal.close()
+
+
+def test_every_write_is_chained_and_acknowledged_beside_the_journal(tmp_path):
+    journal = Journal(tmp_path / "j.db")
+    match = journal.start_match("poley", 4, {}, None)
+    for seat in range(3):
+        journal.append(match, {"type": "call", "seat": seat, "call": "pass"})
+        ack = json.loads((tmp_path / "j.db.ack").read_text())
+        entry, digest = journal._db.execute("SELECT entry, hash FROM events ORDER BY entry DESC LIMIT 1").fetchone()
+        assert ack == {"journal": journal.identity, "entries": 2 + seat, "head": digest} and entry == 2 + seat
+    journal.close()
+    found = inspect(tmp_path / "j.db", SCHEMA_VERSION)
+    assert found.whole and (found.matches, found.events, found.entries) == (1, 3, 4)
+
+
+def test_a_journal_from_before_the_chain_is_chained_as_it_is_opened(tmp_path):
+    db = sqlite3.connect(tmp_path / "old.db")
+    db.execute(
+        "CREATE TABLE matches (id INTEGER PRIMARY KEY, game TEXT NOT NULL, players INTEGER NOT NULL, "
+        "options TEXT NOT NULL, start TEXT, created TEXT NOT NULL DEFAULT 'then')"
+    )
+    db.execute(
+        "CREATE TABLE events (match_id INTEGER NOT NULL REFERENCES matches(id), seq INTEGER NOT NULL, "
+        "event TEXT NOT NULL, at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (match_id, seq))"
+    )
+    db.execute("INSERT INTO matches (game, players, options) VALUES ('nap', 5, '{}')")
+    db.executemany("INSERT INTO events (match_id, seq, event) VALUES (1, ?, ?)", [(0, '{"type": "undo"}'), (1, "{}")])
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    journal = Journal(tmp_path / "old.db")
+    assert journal.schema_version() == SCHEMA_VERSION and journal.events(1) == [{"type": "undo"}, {}]
+    journal.append(1, {"type": "undo"})
+    journal.close()
+    found = inspect(tmp_path / "old.db", SCHEMA_VERSION)
+    assert found.whole and (found.matches, found.events, found.entries) == (1, 3, 4)
+
+
+def test_a_full_disk_refuses_the_write_in_words_and_keeps_every_acknowledged_event(tmp_path):
+    journal = Journal(tmp_path / "j.db")
+    match = journal.start_match("poley", 4, {}, None)
+    # A real full disk for SQLite: the database may not grow past the pages it has now.
+    pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
+    journal._db.execute(f"PRAGMA max_page_count = {pages}")
+    acknowledged = []
+    with pytest.raises(JournalUnavailable) as refused:
+        for n in range(10_000):
+            event = {"type": "call", "seat": n % 4, "call": "pass", "note": "x" * 200}
+            journal.append(match, event)
+            acknowledged.append(event)
+    assert "the disk is full" in str(refused.value) and "nothing was recorded" in str(refused.value)
+    assert acknowledged and journal.events(match) == acknowledged
+    journal.close()
+    reopened = Journal(tmp_path / "j.db")
+    assert reopened.events(match) == acknowledged
+    reopened.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j.db", "j.db.ack"]
