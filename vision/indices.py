@@ -268,26 +268,63 @@ class IndexDetector:
 
     def _read_upright(self, image: np.ndarray, reads: list[_Peak]) -> list[IndexRead]:
         """Each index read again from an upright crop, as the detector saw it and turned half a
-        turn (the reader says which is upright); the two opinions multiplied."""
+        turn (the reader says which is upright); the two opinions multiplied. A reader that
+        also says how far its crop is turned from upright has a crop turned further than
+        :data:`RECUT_DEG` cut again, turned back, and read once more."""
         assert self.reader is not None and self.crop is not None
-        crops = []
-        for r in reads:
-            crops += [
-                upright_crop(image, r.centre, r.height, r.up_deg, self.crop),
-                upright_crop(image, r.centre, r.height, r.up_deg + 180, self.crop),
-            ]
-        logits = self.reader.run(crops_blob(crops))
+        ups = [r.up_deg for r in reads]
+        logits = self._look(image, reads, ups)
+        if logits.shape[1] > _READER_OUTPUTS:
+            turns = [_turn_of(logits[2 * k + _upright_of(logits, k)]) for k in range(len(reads))]
+            again = [k for k, t in enumerate(turns) if abs(t) > RECUT_DEG]
+            if again:
+                for k in again:
+                    ups[k] = (ups[k] + 180 * _upright_of(logits, k) - turns[k]) % 360
+                relook = self._look(image, [reads[k] for k in again], [ups[k] for k in again])
+                for i, k in enumerate(again):
+                    logits[2 * k : 2 * k + 2] = relook[2 * i : 2 * i + 2]
         out = []
         for k, r in enumerate(reads):
-            ranks = [_softmax(logits[2 * k + i, : len(RANKS) + 1]) for i in (0, 1)]
-            turned = int(ranks[1][-1] < ranks[0][-1])  # the look less sure it is no index
-            p_index = 1.0 - float(ranks[turned][-1])
-            p_rank = _normalised(ranks[turned][:-1] * (r.p_rank if self.fuse else 1.0))
-            p_suit = _normalised(_softmax(logits[2 * k + turned, len(RANKS) + 1 :]) * (r.p_suit if self.fuse else 1.0))
+            turned = _upright_of(logits, k)
+            p_index = 1.0 - float(_softmax(logits[2 * k + turned, : len(RANKS) + 1])[-1])
+            p_rank = _normalised(
+                _softmax(logits[2 * k + turned, : len(RANKS) + 1])[:-1] * (r.p_rank if self.fuse else 1.0)
+            )
+            p_suit = _normalised(
+                _softmax(logits[2 * k + turned, len(RANKS) + 1 : _READER_OUTPUTS]) * (r.p_suit if self.fuse else 1.0)
+            )
             out.append(
-                _as_read(r.centre, r.height, r.width, (r.up_deg + 180 * turned) % 360, r.heat * p_index, p_rank, p_suit)
+                _as_read(r.centre, r.height, r.width, (ups[k] + 180 * turned) % 360, r.heat * p_index, p_rank, p_suit)
             )
         return out
+
+    def _look(self, image: np.ndarray, reads: list[_Peak], ups: list[float]) -> np.ndarray:
+        """The reader's logits for each read's crop at ``up`` and turned half a turn (2 rows a read)."""
+        assert self.reader is not None and self.crop is not None
+        crops = []
+        for r, up in zip(reads, ups, strict=True):
+            crops += [
+                upright_crop(image, r.centre, r.height, up, self.crop),
+                upright_crop(image, r.centre, r.height, up + 180, self.crop),
+            ]
+        return np.array(self.reader.run(crops_blob(crops)), dtype=np.float32)
+
+
+_READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a newer reader adds its turn
+RECUT_DEG = 10.0  # a crop the reader finds turned further than this from upright is cut again
+
+
+def _upright_of(logits: np.ndarray, k: int) -> int:
+    """Which of read ``k``'s two crops is upright: the one less sure it is no index (1: turned)."""
+    none = [float(_softmax(logits[2 * k + i, : len(RANKS) + 1])[-1]) for i in (0, 1)]
+    return int(none[1] < none[0])
+
+
+def _turn_of(row: np.ndarray) -> float:
+    """How far, in degrees, the reader says its crop is turned from upright (the direction the
+    crop's angle is off by: subtracting it sets the crop upright)."""
+    sin, cos = (float(v) for v in row[_READER_OUTPUTS : _READER_OUTPUTS + 2])
+    return math.degrees(math.atan2(sin, cos))
 
 
 def _normalised(p: np.ndarray) -> np.ndarray:

@@ -27,6 +27,8 @@ def args(tmp_path, steps: int, **extra):
     return parser().parse_args(argv)
 
 
+# Training draws its scenes on the CPU: a few minutes on a loaded 2-core machine, whatever the global timeout.
+@pytest.mark.timeout(1800)
 def test_a_tiny_model_learns_resumes_and_exports_a_model_the_table_loads(tmp_path):
     first = train(args(tmp_path, 100, real_share=0.3))
     assert first["steps"] == 100
@@ -52,6 +54,7 @@ def test_synthetic_scenes_are_seeded_and_label_only_what_shows():
         assert -40 < label.centre[0] < 296 and -40 < label.centre[1] < 296
 
 
+@pytest.mark.timeout(1800)
 def test_the_index_reader_trains_on_pairs_resumes_and_exports(tmp_path):
     from vision.training import reader
 
@@ -70,7 +73,30 @@ def test_the_index_reader_trains_on_pairs_resumes_and_exports(tmp_path):
     assert detector.reader is not None and detector.crop == WITH_CONTEXT
     image, _ = synth.scene(np.random.default_rng(3), synth.FacePool(np.random.default_rng(3), drawn=0))
     logits = detector.reader.run(crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, detector.crop)]))
-    assert logits.shape == (1, len(RANKS) + 1 + len(SUITS))
+    assert logits.shape == (1, len(RANKS) + 1 + len(SUITS) + 2)  # rank or none, suit, the crop's turn
     with pytest.raises(Exception, match=r"(?i)dimension|shape"):
         detector.reader.run(crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, INDEX_ONLY)]))
     assert isinstance(detector.detect(image), list)  # the whole way, with that window
+
+
+@pytest.mark.timeout(1800)
+def test_a_reader_grown_by_its_turn_outputs_starts_from_a_reader_without_them(tmp_path):
+    import torch
+
+    from vision.training import reader
+
+    base = ["--steps", "2", "--batch", "4", "--workers", "0", "--width", "4", "--real-share", "0"]
+    base += ["--log-every", "1000"]
+    old = [*base, "--run", str(tmp_path / "old"), "--out", str(tmp_path / "old.onnx"), "--no-turn"]
+    reader.train(reader.parser().parse_args(old))
+    grown = [*base, "--run", str(tmp_path / "new"), "--out", str(tmp_path / "new.onnx"), "--lr", "0"]
+    reader.train(reader.parser().parse_args([*grown, "--start-from", str(tmp_path / "old" / "checkpoint.pt")]))
+    before = torch.load(tmp_path / "old" / "checkpoint.pt", weights_only=False)["model"]
+    after = torch.load(tmp_path / "new" / "checkpoint.pt", weights_only=False)["model"]
+    last = max(k for k in before if k.endswith("weight") and before[k].ndim == 2)
+    assert after[last].shape[0] == before[last].shape[0] + 2  # the turn's sine and cosine
+    # With no learning, the grown reader reads as the old one did; only the turn outputs are new.
+    assert torch.equal(after[last][: before[last].shape[0]], before[last])
+    assert all(torch.equal(after[k], v) for k, v in before.items() if k.endswith("weight") and k != last)
+    with pytest.raises(SystemExit, match="no such checkpoint"):
+        reader.train(reader.parser().parse_args([*grown, "--run", str(tmp_path / "x"), "--start-from", "nowhere.pt"]))

@@ -33,6 +33,10 @@ log = logging.getLogger("vision.training")
 
 NONE = len(RANKS)  # the rank class of a crop that is no index
 READER_RANKS = len(RANKS) + 1
+TURN_OUTPUTS = 2  # the crop's turn from upright: sine, cosine
+# How far the crops a reader learns from are turned off upright: half as a detector's good
+# guess is (this spread), half anywhere up to WIDE, as its guess on a small index can be.
+NEAR, WIDE = 8.0, 60.0
 
 
 def conv_bn(cin: int, cout: int) -> nn.Sequential:
@@ -40,10 +44,11 @@ def conv_bn(cin: int, cout: int) -> nn.Sequential:
 
 
 class ReaderNet(nn.Module):
-    def __init__(self, width: int = 16, crop: CropSpec = INDEX_ONLY) -> None:
+    def __init__(self, width: int = 16, crop: CropSpec = INDEX_ONLY, turn: bool = True) -> None:
         super().__init__()
         w = width
         self.crop = crop
+        outputs = READER_RANKS + len(SUITS) + (TURN_OUTPUTS if turn else 0)
         self.body = nn.Sequential(
             conv_bn(3, w), conv_bn(w, w), nn.MaxPool2d(2),
             conv_bn(w, 2 * w), conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),
@@ -51,19 +56,21 @@ class ReaderNet(nn.Module):
         )  # fmt: skip
         self.head = nn.Sequential(
             nn.Flatten(), nn.Linear(4 * w * (crop.height // 8) * (crop.width // 8), 128), nn.ReLU(inplace=True),
-            nn.Linear(128, READER_RANKS + len(SUITS)),
+            nn.Linear(128, outputs),
         )  # fmt: skip
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(x))
 
 
-def _jittered(rng: np.random.Generator, label: synth.IndexLabel, turn: float = 0.0) -> tuple:
-    """A label's centre, height and angle as a detector would give them: a little off."""
+def _jittered(rng: np.random.Generator, label: synth.IndexLabel) -> tuple:
+    """A label's centre, height and angle as a detector would give them, a little off (its
+    angle sometimes far off), and how far off that angle is (degrees)."""
     h = label.height * rng.uniform(0.85, 1.18)
     cx = label.centre[0] + rng.normal(0, 0.08) * label.height
     cy = label.centre[1] + rng.normal(0, 0.08) * label.height
-    return (cx, cy), h, (label.angle_deg + turn + rng.normal(0, 8)) % 360
+    off = rng.normal(0, NEAR) if rng.random() < 0.5 else rng.uniform(-WIDE, WIDE)
+    return (cx, cy), h, (label.angle_deg + off) % 360, off
 
 
 KNOWN, EITHER, NEITHER = 0, 1, 2  # a pair's first crop is the upright one / one of the two is / neither is an index
@@ -77,13 +84,15 @@ def _pair(image: np.ndarray, centre, h: float, angle: float, crop: CropSpec) -> 
 def scene_pairs(
     rng: np.random.Generator, image: np.ndarray, labels: list[synth.IndexLabel], crop: CropSpec = INDEX_ONLY
 ) -> list[tuple]:
-    """(pair, rank class, suit class, kind) from one scene: every clearly visible index upright
-    and upside down (no index), and crops off every index (no index either way)."""
+    """(pair, rank class, suit class, kind, turn) from one scene: every clearly visible index
+    upright and upside down (no index) with how far its upright crop is turned, and crops off
+    every index (no index either way; turn NaN: unknown)."""
     out = []
     targets = [label for label in labels if label.state == "target"]
     for label in targets:
-        centre, h, angle = _jittered(rng, label)
-        out.append((_pair(image, centre, h, angle, crop), rank_class(label.card), suit_class(label.card), KNOWN))
+        centre, h, angle, off = _jittered(rng, label)
+        pair = _pair(image, centre, h, angle, crop)
+        out.append((pair, rank_class(label.card), suit_class(label.card), KNOWN, off))
     heights = [label.height for label in labels] or [25.0]
     size = image.shape[0]
     for _ in range(max(1, len(targets) // 2)):
@@ -91,7 +100,7 @@ def scene_pairs(
         h = float(rng.choice(heights)) * rng.uniform(0.8, 1.25)
         if any(math.dist(point, label.centre) < 0.7 * label.height for label in labels):
             continue
-        out.append((_pair(image, tuple(point), h, rng.uniform(0, 360), crop), NONE, 0, NEITHER))
+        out.append((_pair(image, tuple(point), h, rng.uniform(0, 360), crop), NONE, 0, NEITHER, math.nan))
     return out
 
 
@@ -104,7 +113,7 @@ def real_pairs(
     for card, (cx, cy), h, up in found:
         centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
         pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
-        out.append((_shaken(rng, pair), rank_class(card), suit_class(card), EITHER))
+        out.append((_shaken(rng, pair), rank_class(card), suit_class(card), EITHER, math.nan))
     return out
 
 
@@ -167,17 +176,21 @@ class Crops(IterableDataset):
             else:
                 image, labels = synth.scene(rng, pool)
                 pairs = scene_pairs(rng, image, labels, self.crop)
-            for pair, rank, suit, kind in pairs:
+            for pair, rank, suit, kind, turn in pairs:
                 x = torch.from_numpy(np.ascontiguousarray(pair.transpose(0, 3, 1, 2))).float() / 255
-                yield x, rank, suit, kind
+                yield x, rank, suit, kind, np.float32(turn)
 
 
-def pair_loss(model: ReaderNet, x: torch.Tensor, rank: torch.Tensor, suit: torch.Tensor, kind: torch.Tensor):
+def pair_loss(
+    model: ReaderNet, x: torch.Tensor, rank: torch.Tensor, suit: torch.Tensor, kind: torch.Tensor, turn: torch.Tensor
+):
     """Each pair's loss: its upright crop read as its card and the other as no index (for a real
-    photo, whichever way round costs less), or both as no index."""
+    photo, whichever way round costs less), or both as no index; and the upright crop's turn
+    from upright, where it is known (a crop turned far is read at half weight: the table reads
+    it again turned back)."""
     n = len(x)
     out = model(x.flatten(0, 1)).view(n, 2, -1)
-    ranks, suits = out[..., :READER_RANKS], out[..., READER_RANKS:]
+    ranks, suits = out[..., :READER_RANKS], out[..., READER_RANKS : READER_RANKS + len(SUITS)]
     none = torch.full_like(rank, NONE)
 
     def ce(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -188,13 +201,22 @@ def pair_loss(model: ReaderNet, x: torch.Tensor, rank: torch.Tensor, suit: torch
     first = ce(ranks[:, 0], rank) + ce(ranks[:, 1], none) + is_index * ce(suits[:, 0], safe_suit)
     second = ce(ranks[:, 0], none) + ce(ranks[:, 1], rank) + is_index * ce(suits[:, 1], safe_suit)
     loss = torch.where(kind == EITHER, torch.minimum(first, second), first)
+    known = torch.isfinite(turn)
+    far = known & (turn.abs() > 20)
+    loss = loss * torch.where(far, 0.5, 1.0)
+    if out.shape[-1] > READER_RANKS + len(SUITS) and bool(known.any()):
+        a = torch.deg2rad(turn[known])
+        told = out[known, 0, -TURN_OUTPUTS:]
+        loss = loss.sum() / n + F.smooth_l1_loss(told, torch.stack([a.sin(), a.cos()], 1), reduction="sum") / n
+    else:
+        loss = loss.mean()
     upright = torch.where((kind == EITHER) & (second < first), 1, 0)
     read = ranks[torch.arange(n), upright].argmax(1)
-    return loss.mean(), float((read == rank).float().mean())
+    return loss, float((read == rank).float().mean())
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
-    run = Run(args, lambda: ReaderNet(args.width, SPECS[args.crop]))
+    run = Run(args, lambda: ReaderNet(args.width, SPECS[args.crop], turn=not args.no_turn))
     model = run.model
     step = run.step
     real: dict[str, list[tuple]] = {}
@@ -203,11 +225,11 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop])
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
-    for x, rank, suit, kind in data:
+    for x, rank, suit, kind, turn in data:
         if step >= args.steps:
             break
         run.learning_rate()
-        loss, accuracy = pair_loss(model, x, rank, suit, kind)
+        loss, accuracy = pair_loss(model, x, rank, suit, kind, turn)
         run.optimiser.zero_grad()
         loss.backward()
         run.optimiser.step()
@@ -260,6 +282,7 @@ def parser() -> argparse.ArgumentParser:
         steps=6000, batch=64, width=16, threads=1, log_every=100, batch_help="pairs of crops per step",
     )  # fmt: skip
     p.add_argument("--crop", choices=sorted(SPECS), default="index", help="the window: the index, or the card too")
+    p.add_argument("--no-turn", action="store_true", help="no turn outputs (a reader as shipped before them)")
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
     p.add_argument("--detector", default="vision/models/indices.onnx", help="finds the photos' indices' up direction")
     return p

@@ -38,6 +38,8 @@ class Run:
             self.optimiser.load_state_dict(state["optimizer"])
             self.step = state["step"]
             log.info("resumed at step %d", self.step)
+        elif getattr(args, "start_from", None):
+            _start_from(model, Path(args.start_from))
 
     def learning_rate(self) -> None:
         """The cosine schedule over ``--steps``, set for the coming step."""
@@ -61,12 +63,34 @@ class RunMismatch(SystemExit):
 
 
 def _same_model(asked: dict, saved: dict, checkpoint: Path) -> None:
-    for key in ("width", "crop"):
+    for key in ("width", "crop", "no_turn"):
         if key in saved and asked.get(key) != saved[key]:
             raise RunMismatch(
                 f"{checkpoint} holds a model with --{key} {saved[key]}, not {asked.get(key)}: "
                 "give the same value to resume it, or another --run folder"
             )
+
+
+def _start_from(model: nn.Module, checkpoint: Path) -> None:
+    """A new run's first weights from another run's checkpoint: every tensor of the same shape,
+    and of a layer that has grown more outputs its old ones (the new ones keep their drawn
+    weights)."""
+    if not checkpoint.is_file():
+        raise SystemExit(f"--start-from {checkpoint}: no such checkpoint")
+    old = torch.load(checkpoint, weights_only=False)["model"]
+    mine = model.state_dict()
+    for name, tensor in mine.items():
+        given = old.get(name)
+        if given is None:
+            continue
+        if given.shape == tensor.shape:
+            mine[name] = given
+        elif given.shape[1:] == tensor.shape[1:] and given.shape[0] < tensor.shape[0]:
+            mine[name][: given.shape[0]] = given
+        else:
+            raise SystemExit(f"--start-from {checkpoint}: {name} is {tuple(given.shape)}, not {tuple(tensor.shape)}")
+    model.load_state_dict(mine)
+    log.info("first weights from %s", checkpoint)
 
 
 def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, names: tuple[str, str], dynamic: dict) -> None:
@@ -106,6 +130,7 @@ def run_parser(
     p.add_argument("--threads", type=int, default=threads)
     p.add_argument("--log-every", type=int, default=log_every)
     p.add_argument("--checkpoint-every", type=int, default=500)
+    p.add_argument("--start-from", help="a new run's first weights from this checkpoint (another run's)")
     return p
 
 
