@@ -13,7 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.routing import methods_at
 from api.schemas import InvalidRequest, Refusal
 from controller.runtime import BadCommand, TableRefusal
-from controller.store import JournalError
+from controller.store import JournalError, JournalUnavailable
 from engine.log import MalformedLog
 
 MAX_BODY = 64 * 1024
@@ -44,6 +44,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(BadCommand, _unprocessable)  # type: ignore[arg-type]
     app.add_exception_handler(MalformedLog, _malformed)  # type: ignore[arg-type]
     app.add_exception_handler(JournalError, _journal)  # type: ignore[arg-type]
+    app.add_exception_handler(JournalUnavailable, _journal_unavailable)  # type: ignore[arg-type]
     app.add_exception_handler(405, _method_not_allowed)  # type: ignore[arg-type]
 
 
@@ -85,6 +86,12 @@ def _malformed(request: Request, exc: MalformedLog) -> JSONResponse:
 def _journal(request: Request, exc: JournalError) -> JSONResponse:
     missing = str(exc).startswith("there is no match")
     return JSONResponse({"detail": str(exc)}, status_code=404 if missing else 503)
+
+
+def _journal_unavailable(request: Request, exc: JournalUnavailable) -> JSONResponse:
+    """The disk refused a write (full, read-only, failing): the server's trouble, not the request's.
+    Nothing was recorded; the same request may be sent again once the disk takes writes."""
+    return JSONResponse({"detail": str(exc)}, status_code=503)
 
 
 class BodyLimit:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -27,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.journal.files import pause_path, write_atomically
 from controller.settings import Settings
-from controller.store import Journal, JournalError
+from controller.store import Journal, JournalError, JournalUnavailable
 from controller.table import Outcome, TableController, Update
 from engine.actions import Play
 from engine.cards import Card
@@ -95,7 +95,7 @@ class Runtime:
 
     @property
     def pause_path(self) -> Path:
-        return self.journal.path.with_name(self.journal.path.name + ".paused")
+        return pause_path(self.journal.path)
 
     def start(self) -> None:
         if not self._started:
@@ -160,8 +160,12 @@ class Runtime:
         return self._run(work)
 
     def submit_here(self, raw: Mapping[str, Any]) -> Result:
-        """Submit an event; call only on the controller's thread (from work given to :meth:`run`)."""
-        return self._submit(raw)
+        """Submit an event; call only on the controller's thread (from work given to :meth:`run`).
+        An event the journal cannot take (a full disk) is refused with the reason, as a device expects."""
+        try:
+            return self._submit(raw)
+        except JournalError as exc:
+            return Result(Outcome(False, reason=str(exc)), False, self.seq, self.public_table())
 
     def check_open(self) -> None:
         """Raise TablePaused if the table is paused or held; on the controller's thread."""
@@ -262,10 +266,17 @@ class Runtime:
         return match_id
 
     def _set_pause(self, reason: str | None) -> dict[str, Any]:
-        if reason is None:
-            self.pause_path.unlink(missing_ok=True)
-        else:
-            _write_pause(self.pause_path, reason)
+        try:
+            if reason is None:
+                self.pause_path.unlink(missing_ok=True)
+            else:  # a power cut or a full disk leaves the old file or the new one, and no other
+                write_atomically(self.pause_path, reason + "\n")
+        except OSError as exc:
+            now = "is not paused" if reason is not None else "stays paused"
+            raise JournalUnavailable(
+                f"cannot keep the pause beside the journal ({self.pause_path}): {exc.strerror or exc}; "
+                f"the table {now}: free some space (or fix the disk) and try again"
+            ) from None
         self.paused = reason
         snapshot = self.public_snapshot()
         self._tell(snapshot)
@@ -388,10 +399,3 @@ def _read_pause(path: Path) -> str | None:
         return path.read_text(encoding="utf-8").strip() or "paused"
     except FileNotFoundError:
         return None
-
-
-def _write_pause(path: Path, reason: str) -> None:
-    """Write the pause beside the journal atomically: a power cut leaves the old or the new."""
-    partial = path.with_name(path.name + ".tmp")
-    partial.write_text(reason + "\n", encoding="utf-8")
-    os.replace(partial, path)

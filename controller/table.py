@@ -93,7 +93,8 @@ class TableController:
         return self.match_id
 
     def submit(self, raw: Mapping[str, Any]) -> Outcome:
-        """Judge, journal and publish one table-log event. Call only from the owning thread."""
+        """Judge, journal and publish one table-log event. Call only from the owning thread.
+        A journal that cannot take it raises JournalError (JournalUnavailable: a full disk)."""
         if self._referee is None or self._log is None or self.match_id is None:
             return Outcome(False, reason="no match has been started")
         index = self.journal.event_count(self.match_id)
@@ -107,10 +108,10 @@ class TableController:
             stored["note"] = raw["note"]
         try:
             self.journal.append(self.match_id, stored)
-        except JournalError as exc:
+        except JournalError as exc:  # the table's trouble, not the event's: raised, not refused
             log.error("journal write failed, reloading the match from the journal: %s", exc)
             self._resume()  # the judged event never happened: the journal is the truth
-            return Outcome(False, reason=str(exc))
+            raise
         if self._hand_ended():
             self.journal.copy_at_hand_end()  # the worst loss is now the hand in play
         found = violation.to_json() if violation is not None else None

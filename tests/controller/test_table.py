@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.store import Journal, JournalError
+from controller.store import Journal, JournalUnavailable
 from controller.table import TableController
 from engine.log import referee_text
 from tests.conftest import LOGS, expected_for
@@ -87,7 +87,7 @@ def test_a_restarted_controller_resumes_the_match_in_progress(tmp_path):
     assert resumed.report() == expected_for(P1)
 
 
-def test_a_failed_journal_write_refuses_the_event_and_keeps_the_journal_as_truth(tmp_path):
+def test_a_failed_journal_write_is_raised_and_keeps_the_journal_as_truth(tmp_path):
     table = new_table(tmp_path)
     log = json.loads(P1.read_text())
     table.start_match("poley")
@@ -96,11 +96,11 @@ def test_a_failed_journal_write_refuses_the_event_and_keeps_the_journal_as_truth
     before = table.report()
 
     def broken_append(match_id, event):
-        raise JournalError("cannot write to the journal: disk full")
+        raise JournalUnavailable("cannot write to the journal: disk full")
 
     table.journal.append = broken_append  # type: ignore[method-assign]
-    outcome = table.submit(log["events"][5])
-    assert not outcome.accepted and "disk full" in outcome.reason
+    with pytest.raises(JournalUnavailable, match="disk full"):  # the table's trouble (503), not the event's
+        table.submit(log["events"][5])
     assert table.report() == before
 
 
