@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware_bridge.errors import BridgeError, LinkLost, ProtocolError, ReplyTimeout
+from firmware_bridge.errors import BridgeError, LinkLost, ProtocolError
 from firmware_bridge.events import REMEDIES, CardDealt, DealResult, DealStats, FaultRaised, Operator
 from firmware_bridge.link import Link, LinkDown, LinkUp
 from firmware_bridge.plan import DealPlan, DeckMismatch, Tally
@@ -69,7 +69,6 @@ class Dealer:
         link: Link,
         rng: secrets.SystemRandom | None = None,
         observer: Callable[[Any], None] | None = None,
-        command_timeout_s: float = 5.0,
         stall_s: float = 5.0,
         link_deadline_s: float = 20.0,
         no_progress_s: float = 60.0,
@@ -77,7 +76,6 @@ class Dealer:
         self.link = link
         self.rng = rng or secrets.SystemRandom()
         self.observer = observer or (lambda event: None)
-        self.command_timeout_s = command_timeout_s
         self.stall_s = stall_s
         self.link_deadline_s = link_deadline_s
         self.no_progress_s = no_progress_s
@@ -106,12 +104,16 @@ class Dealer:
         started = time.monotonic()
         self._setup(plan, operator)
         try:
+            self._await_session()
+            self._started = True
             self._command(Start(self.link.next_cmd_id(), self._plan_id, 0), must=True)
             self._loop()
             status, message = "complete", ""
         except (Void, BridgeError) as exc:
             status, message = "void", str(exc)
-            self._wind_down()
+            if self._started:  # with no session, nothing was started: nothing moves to wind down
+                self._wind_down()
+                message += self._unconfirmed()
         return self._result(status, message, started)
 
     def _setup(self, plan: DealPlan, operator: Operator) -> None:
@@ -121,9 +123,7 @@ class Dealer:
         self._routed: dict[int, tuple[int, int]] = {}  # read_idx -> (card, dest) not yet confirmed
         self._held: dict[int, list[int]] = {d: [] for d in plan.destinations()}
         self._next_read = 0
-        boot = self.link.hello.boot_id if self.link.hello else 0
-        if boot != getattr(self, "_boot", None):  # event numbers count per boot, across deals
-            self._boot, self._last_event = boot, 0
+        self._started = False
         self._problem: DeckMismatch | None = None
         # Cards in the reject tray that must come back through the machine: never read (a double
         # feed, an unreadable card) or purged, read or not (a purged card's slot is given back, and
@@ -136,6 +136,13 @@ class Dealer:
         self._base_retx = self.link.stats.retransmissions
         self._base_sent = self.link.stats.reliable_sent
         self._base_reconnects, self._base_resets = self.link.reconnects, self.link.resets
+
+    def _await_session(self) -> None:
+        """On a noisy line the first handshake may still be under way: it gets the deadline a
+        lost link gets, and a machine that never answers voids the deal with the reason."""
+        hello = self.link.wait_up(self.link_deadline_s)
+        if hello.boot_id != getattr(self, "_boot", None):  # event numbers count per boot, across deals
+            self._boot, self._last_event = hello.boot_id, 0
 
     def _loop(self) -> None:
         while not self._finished:
@@ -164,17 +171,23 @@ class Dealer:
         if isinstance(event, LinkDown | LinkUp):
             self._on_link(event)
             return
-        plan_id = getattr(event, "plan_id", self._plan_id)
-        if plan_id not in (self._plan_id, 0):
-            return  # left over from an earlier deal
-        number = getattr(event, "event", None)
-        if number is not None:
-            if number <= self._last_event:
-                return  # replayed after a reconnect: already handled
-            self._last_event = number
+        if not self._fresh(event):
+            return
         handler = getattr(self, "_on_" + type(event).__name__.lower(), None)
         if handler is not None:
             handler(event)
+
+    def _fresh(self, event: Any) -> bool:
+        """Is this event of this deal, and not one replayed after a reconnection (already handled)?"""
+        plan_id = getattr(event, "plan_id", self._plan_id)
+        if plan_id not in (self._plan_id, 0):
+            return False  # left over from an earlier deal
+        number = getattr(event, "event", None)
+        if number is not None:
+            if number <= self._last_event:
+                return False
+            self._last_event = number
+        return True
 
     def _on_cardread(self, ev: CardRead) -> None:
         self._next_read = max(self._next_read, ev.read_idx + 1)
@@ -308,7 +321,7 @@ class Dealer:
     def _purge(self) -> int:
         """PURGE the path and wait for the machine's count of cards it cleared."""
         self._command(Purge(self.link.next_cmd_id()), must=True)
-        deadline = time.monotonic() + self.command_timeout_s
+        deadline = time.monotonic() + self.link_deadline_s
         while time.monotonic() < deadline:
             try:
                 event = self.link.events.get(timeout=0.1)  # not _next_event: it would hand back the deferred
@@ -338,25 +351,21 @@ class Dealer:
     # --- commands and faults ---------------------------------------------------------------------
 
     def _command(self, msg: Message, must: bool = False) -> Reply | Status | None:
-        """Send a command and wait for its reply, across reconnections, up to a deadline.
+        """Send a command and wait for its reply, across reconnections, up to the link's deadline.
 
-        The same message (same cmd_id) is what travels again: the machine answers a repeat
-        from its reply cache or, for ROUTE, by read index, and never acts twice."""
-        deadline = time.monotonic() + self.link_deadline_s
-        while True:
-            try:
-                reply = self.link.request(msg, self.command_timeout_s)
-            except LinkLost:
-                if must:
-                    raise
-                return None  # the machine rebooted: the reset procedure decides what to do
-            except ReplyTimeout:
-                if self.link.is_up or time.monotonic() > deadline:
-                    raise
-                continue
-            if must and isinstance(reply, Reply) and reply.result not in (Result.OK, Result.OK_ALREADY):
-                raise ProtocolError(f"the dealing machine refused {type(msg).__name__}: {Result(reply.result).name}")
-            return reply
+        The channel retransmits the same message (same cmd_id) until it is acknowledged, in this
+        session or the next: the machine answers a repeat from its reply cache or, for ROUTE, by
+        read index, and never acts twice. The wait is the same whether the link stayed up or not:
+        on a noisy line a reply takes many tries while the link never quite drops."""
+        try:
+            reply = self.link.request(msg, self.link_deadline_s)
+        except LinkLost:
+            if must:
+                raise
+            return None  # the machine rebooted: the reset procedure decides what to do
+        if must and isinstance(reply, Reply) and reply.result not in (Result.OK, Result.OK_ALREADY):
+            raise ProtocolError(f"the dealing machine refused {type(msg).__name__}: {Result(reply.result).name}")
+        return reply
 
     def _clear(self, code: FaultCode) -> None:
         for _ in range(3):
@@ -385,10 +394,15 @@ class Dealer:
     # --- the end ---------------------------------------------------------------------------------
 
     def _wind_down(self) -> None:
-        """Void: let cards in flight land, ABORT, and wait until the machine is idle (bounded)."""
-        deadline = time.monotonic() + 3.0
+        """Void: ABORT, let the card in flight land, and wait until the machine is idle and every
+        routed card is accounted for. On a noisy line the events that say where a card went take
+        many tries, so the wait is the link's deadline, counted once the machine took the ABORT.
+        Events that came while the deal waited on a command are read first, and last whatever
+        happened: a delivery the host already heard of is never left out of the result."""
         try:
+            self._drain()
             self._command(Abort(self.link.next_cmd_id(), self._plan_id))
+            deadline = time.monotonic() + self.link_deadline_s
             while time.monotonic() < deadline:
                 status = self._command(GetStatus(self.link.next_cmd_id()))
                 self._drain()
@@ -397,20 +411,37 @@ class Dealer:
                 time.sleep(0.02)
         except (BridgeError, Void) as exc:
             log.warning("winding down after a void: %s", exc)
+            self._drain(route=False)  # the link is failing: read what came, ask nothing more
 
-    def _drain(self) -> None:
+    def _drain(self, route: bool = True) -> None:
         while True:
             event = self._next_event(0.0)
             if event is None:
                 return
             if isinstance(event, CardRead):  # fed before ABORT arrived: it goes to the reject tray
-                self._routed[event.read_idx] = (event.card, REJECT)
-                self._command(Route(self.link.next_cmd_id(), self._plan_id, event.read_idx, REJECT))
+                if route and self._fresh(event):  # a replayed read was routed already: keep its slot
+                    self._routed[event.read_idx] = (event.card, REJECT)
+                    self._command(Route(self.link.next_cmd_id(), self._plan_id, event.read_idx, REJECT))
             elif isinstance(event, CardDelivered | CardRejected | Purged):
                 try:
                     self._on(event)
                 except (BridgeError, Void) as exc:
                     log.warning("while winding down: %s", exc)
+
+    def _unconfirmed(self) -> str:
+        """Cards routed to a slot whose delivery the machine never confirmed before the link gave
+        out: the host cannot know whether they left the path, so it names them instead of guessing."""
+        doubtful = [(card, dest) for card, dest in self._routed.values() if dest != REJECT]
+        if not doubtful:
+            return ""
+        where = "; ".join(
+            f"{self.plan.names.name(card)}, routed to {'the rest' if dest == REST else f'slot {dest}'}"
+            for card, dest in doubtful
+        )
+        which = "this card" if len(doubtful) == 1 else "these cards"
+        return (
+            f"; the machine never confirmed where {which} went: {where} (look there, in the reject tray, in the path)"
+        )
 
     def _result(self, status: str, message: str, started: float) -> DealResult:
         s = self.stats

@@ -40,7 +40,10 @@ from firmware_bridge.protocol import (
 
 log = logging.getLogger(__name__)
 
-HELLO_EVERY_S = 0.25
+# The handshake is retried like a reliable frame's first retransmission (docs/protocol.md,
+# sections 4 and 6), but without backing off: a HelloReq and its Hello make a 63-byte round trip,
+# which a noisy line loses far more often than a command, and only many tries get one through.
+HELLO_RETRY_S = 0.05
 HEARTBEAT_EVERY_S = 0.2
 
 
@@ -115,24 +118,52 @@ class Link:
         self._nonce = 0
         self._epoch = 0
         self._last_hello_req = self._last_tx = 0.0
+        self._bad_before_handshake = 0
         self._thread: threading.Thread | None = None
 
     # --- life ------------------------------------------------------------------------------------
 
     def open(self, timeout_s: float = 5.0) -> Hello:
-        """Start the port thread and wait for the first session; raise LinkLost if none comes,
+        """Start the link and wait for the first session; raise LinkLost if none comes,
         and PortUnavailable at once when the port cannot be opened at all (no such port,
         permission denied, another program has it)."""
+        self.start()
+        try:
+            return self.wait_up(timeout_s)
+        except LinkLost:
+            self.close()
+            raise
+
+    def start(self) -> None:
+        """Open the port (PortUnavailable at once if it cannot be) and start the port thread,
+        which repeats the handshake until the machine answers; :meth:`wait_up` waits for it."""
         self._first_open()
         self._thread = threading.Thread(target=self._run, name=f"link {self.url}", daemon=True)
         self._thread.start()
+
+    def wait_up(self, timeout_s: float) -> Hello:
+        """Wait for a session; LinkLost if none opens in ``timeout_s`` or the machine speaks
+        another protocol. The link keeps trying after a timeout: only :meth:`close` stops it."""
         deadline = time.monotonic() + timeout_s
         while not self._up.wait(0.05) and self._fatal is None and time.monotonic() < deadline:
             pass
-        if not self._up.is_set() or self.hello is None:
-            self.close()
-            raise LinkLost(self._fatal or f"no answer from the dealing machine at {self.url} in {timeout_s:g} s")
-        return self.hello
+        if self._fatal is not None:
+            raise LinkLost(self._fatal)
+        hello = self.hello
+        if not self._up.is_set() or hello is None:
+            raise LinkLost(self._no_session(timeout_s))
+        return hello
+
+    def _no_session(self, timeout_s: float) -> str:
+        # Damaged frames tell a noisy line from a silent one: the remedies differ.
+        damaged = self._decoder.bad_frames - self._bad_before_handshake
+        if damaged > 0:
+            return (
+                f"no answer from the dealing machine at {self.url} in {timeout_s:g} s: "
+                f"{damaged} frame{'s' * (damaged != 1)} arrived damaged, the serial line is too noisy "
+                "(check the cable and its connectors)"
+            )
+        return f"no answer from the dealing machine at {self.url} in {timeout_s:g} s"
 
     def close(self) -> None:
         self._stop.set()
@@ -236,6 +267,7 @@ class Link:
         self._nonce = secrets.randbits(32) or 1
         self._epoch = next(self._epochs)
         self._last_hello_req = 0.0
+        self._bad_before_handshake = self._decoder.bad_frames
 
     def _service(self) -> None:
         data = self._port.read(max(1, self._port.in_waiting))
@@ -263,7 +295,7 @@ class Link:
     def _keep_alive(self) -> None:
         now = time.monotonic()
         if not self._up.is_set():
-            if now - self._last_hello_req >= HELLO_EVERY_S:
+            if now - self._last_hello_req >= HELLO_RETRY_S:
                 self._last_hello_req = now
                 self.channel.send(HelloReq(self._nonce, PROTOCOL_VERSION, self._epoch, SCHEMA))
             return

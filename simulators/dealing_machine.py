@@ -44,15 +44,19 @@ class SimulatedMachine:
         timings: Timings = DESIGN,
         speed: float = 1.0,
         lease_s: float = 1.0,
+        pty: PtyLink | None = None,
     ) -> None:
-        self.pty = PtyLink(line, seed)
+        self.pty = pty or PtyLink(line, seed)  # a test may bring a line that loses chosen frames
         self.firmware = DealerFirmware(stack, self.pty, timings, speed, faults, seed, lease_s)
         self.link = Link(self.pty.path)
 
     def __enter__(self) -> SimulatedMachine:
+        """Start the firmware and the host's link. The handshake goes on on the link's thread: a
+        deal waits for it (with the deadline of a lost link), and a noisy line that never lets it
+        through voids the deal with the reason instead of failing here with no result at all."""
         self.firmware.start()
         try:
-            self.link.open()
+            self.link.start()
         except BaseException:
             self.firmware.stop()
             raise

@@ -29,7 +29,7 @@ def machine(game="poley", seed=1, line=CLEAN_LINE, faults=NO_FAULTS):
 def test_the_link_opens_a_session_and_answers_a_status_request():
     _, _, m = machine()
     with m:
-        assert m.link.hello is not None and m.link.hello.destinations == 8
+        assert m.link.wait_up(timeout_s=60).destinations == 8
         reply = m.link.request(GetStatus(m.link.next_cmd_id()))
         assert isinstance(reply, Status) and reply.state == State.IDLE and reply.hopper == 22
 
@@ -233,10 +233,13 @@ def test_a_firmware_with_another_message_table_is_refused_by_name(monkeypatch):
     import simulators.dealer_commands as firmware_module
 
     monkeypatch.setattr(firmware_module, "SCHEMA", 0x12345678)
-    _, _, m = machine()
-    with pytest.raises(LinkLost, match=r"schema 12345678.*update the firmware or the host"):
-        m.__enter__()
-    m.firmware.stop()
+    g, _, m = machine()
+    with m:
+        with pytest.raises(LinkLost, match=r"schema 12345678.*update the firmware or the host"):
+            m.link.wait_up(timeout_s=60)
+        sim = m.deal(plan_for(g, 4))  # croupier deal --sim reports it in its result
+    assert sim.result.status == "void" and "schema 12345678" in sim.result.message
+    assert sim.snapshot["hopper"] and not any(sim.snapshot["slots"])  # no session: nothing moved
 
 
 def test_two_deals_in_a_row_on_one_link():
