@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from controller import cli_bench, cli_deal, cli_journal, cli_vision  # noqa: F401  (they register their commands)
+from controller import cli_bench, cli_deal, cli_doctor, cli_journal, cli_vision  # noqa: F401  (they register their commands)
 from controller.cli_common import app, check_can_listen, console, fail, interrupt
 from controller.log_file import LogFileError, read_log_file
 from controller.render import print_report

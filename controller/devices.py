@@ -74,9 +74,7 @@ def _camera(settings: Settings) -> VisionService | None:
     source_spec = settings.camera.source
     if source_spec == "none":
         return None
-    game = get_game(settings.table.game)
-    players = settings.table.players or game.default_players()
-    layout = MatLayout.create(4 if players <= 4 else 6, "a2")
+    layout = mat_layout(settings)
     size = (settings.camera.width, settings.camera.height)
     if source_spec == "sim":
         source: Any = _empty_table_camera(layout, size)
@@ -94,6 +92,13 @@ def _camera(settings: Settings) -> VisionService | None:
     observer = Observer(layout, detector)
     seats = [z.name for z in layout.zones if z.seat is not None]
     return VisionService(source, observer, Tracker(seats))
+
+
+def mat_layout(settings: Settings) -> MatLayout:
+    """The mat the camera looks for: A2, with four seats' zones, or six for a game of more."""
+    game = get_game(settings.table.game)
+    players = settings.table.players or game.default_players()
+    return MatLayout.create(4 if players <= 4 else 6, "a2")
 
 
 def _empty_table_camera(layout: MatLayout, size: tuple[int, int]) -> Any:
