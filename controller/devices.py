@@ -82,7 +82,7 @@ def _camera(settings: Settings) -> VisionService | None:
         from vision.sources import SourceError, open_source
 
         try:
-            source = open_source(source_spec, size)
+            source = open_source(source_spec, size, settings.camera.fps, settings.camera.exposure_us)
         except SourceError as exc:
             raise DeviceError(f"the camera {source_spec!r}: {exc}") from None
     try:

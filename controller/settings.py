@@ -35,12 +35,14 @@ class DealerSettings(_Section):
 
 
 class CameraSettings(_Section):
-    source: str = "sim"  # "sim", "none", "picamera2", "uvc:0", "file:clip.mp4"
+    source: str = "sim"  # "sim", "none", "picamera2", "uvc:0", "file:clip.mp4", "folder:DIR", "still:IMAGE"
     model: Path | None = (
         None  # None: the card reader shipped in vision/models; or a retrained indices.onnx (reader.onnx beside it)
     )
     width: int = Field(default=1280, gt=0)
     height: int = Field(default=720, gt=0)
+    fps: float = Field(default=10.0, gt=0, le=120)  # a camera's fixed frame rate (the tracker needs a few a second)
+    exposure_us: int = Field(default=8000, gt=0, le=1_000_000)  # fixed: the light the reader sees must not drift
 
 
 class StoreSettings(_Section):

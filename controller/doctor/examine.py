@@ -73,7 +73,7 @@ def _camera(settings: Settings, visit: Visit) -> Iterator[Finding]:
         opener: Callable[[], FrameSource] = simulated.open
         person = simulated.hands()
     else:
-        opener = lambda: open_source(camera.source, size)  # noqa: E731
+        opener = lambda: open_source(camera.source, size, camera.fps, camera.exposure_us)  # noqa: E731
     live = camera.source == "picamera2" or camera.source.startswith("uvc:")
     rig = CameraRig(camera.source, size, layout, opener, lambda: IndexDetector(camera.model), live)
     yield from check_camera(rig, person, visit.wait_s)
