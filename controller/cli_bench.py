@@ -165,9 +165,21 @@ def _print_speed(timings: list[SpeedFigure]) -> None:
 def bench_dealer(
     game: Annotated[list[str] | None, typer.Option(help="Games to measure (default: all).")] = None,
     corrupt: Annotated[float, typer.Option(help="Share of bytes corrupted on the noisy line.")] = 0.01,
+    loss: Annotated[
+        bool,
+        typer.Option(
+            "--loss",
+            help="Instead: the highest share of dropped bytes at which 99% of deals complete "
+            "(default game poley; slow: --deals deals at each rate).",
+        ),
+    ] = False,
+    deals: Annotated[int, typer.Option(min=1, help="With --loss: deals at each rate.")] = 100,
+    seed: Annotated[int, typer.Option(help="With --loss: seed of the first deal's line and pack.")] = 1,
+    jobs: Annotated[int, typer.Option(min=1, max=32, help="With --loss: deals run side by side.")] = 4,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Host overhead per card at commercial speed (clean and noisy line), and cards/s at 115200 baud."""
+    """Host overhead per card at commercial speed (clean and noisy line), and cards/s at 115200 baud;
+    with --loss, the highest loss rate at which 99% of deals still complete."""
     from rich.table import Table
 
     from benchmarks.dealer import overhead, throughput
@@ -175,11 +187,14 @@ def bench_dealer(
     if not 0 <= corrupt <= 0.5:
         fail(f"--corrupt must be between 0 and 0.5, not {corrupt}")
     chosen = []
-    for name in game or list(GAMES):
+    for name in game or (["poley"] if loss else list(GAMES)):
         try:
             chosen.append(get_game(name))
         except EngineError as exc:
             fail(str(exc))
+    if loss:
+        _bench_dealer_loss([g.name for g in chosen], deals, seed, jobs, as_json)
+        return
     with console.status("dealing at commercial speed...", spinner="dots") if not as_json else nullcontext():
         figures = [overhead(g, c) for g in chosen for c in (0.0, corrupt)]
         limits = [throughput(g) for g in chosen]
@@ -203,6 +218,40 @@ def bench_dealer(
     for t in limits:
         table.add_row(t.game, str(t.cards), f"{t.deal_s:.3f}", f"{t.cards_per_s:.0f}", t.status)
     console.print(table)
+
+
+def _bench_dealer_loss(games: list[str], deals: int, seed: int, jobs: int, as_json: bool) -> None:
+    from rich.table import Table
+
+    from benchmarks.dealer_loss import TARGET, loss_limit
+
+    figures = []
+    for name in games:
+        shown = None if as_json else console.status(f"{name}: dealing on a lossy line...", spinner="dots")
+
+        def progress(rate: float, done: int, total: int, shown: Any = shown, name: str = name) -> None:
+            if shown is not None:
+                shown.update(f"{name}: {rate:.0%} of bytes dropped, {done} of {total} deals...")
+
+        with shown or nullcontext():
+            figures.append(loss_limit(name, deals=deals, seed=seed, jobs=jobs, progress=progress))
+    if as_json:
+        sys.stdout.write(json.dumps({"loss": [f.to_json() for f in figures]}) + "\n")
+        return
+    for f in figures:
+        table = Table(title=f"{f.game}: deals on a line losing bytes both ways (real time, ~100 ms a card)")
+        for column in ("bytes dropped", "complete", "median s", "why not"):
+            table.add_column(column, justify="right" if column != "why not" else "left")
+        for r in f.rates:
+            done = f"{r.complete} of {r.deals}" + (" (99% out of reach)" if r.stopped_early else "")
+            table.add_row(f"{r.rate:.0%}", done, f"{r.median_s:.1f}", "; ".join(r.why_not))
+        console.print(table)
+        limit = "below the lowest rate tried" if f.highest_rate is None else f"{f.highest_rate:.0%} of bytes dropped"
+        console.print(
+            f"Highest loss at which {TARGET:.0%} of {f.game} deals complete: {limit} "
+            f"(seed {f.seed}, deal k uses seed {f.seed}+k; {f.command})",
+            markup=False,
+        )
 
 
 @bench_app.command("table")
