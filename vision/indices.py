@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.index_crops import CropSpecError, crops_blob, spec_of, upright_crop
+from vision.index_crops import CropSpec, CropSpecError, crops_blob, spec_of, upright_crop
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,7 @@ SURE = 0.5  # a read this sure that an index lies there is an index (the cards' 
 PEAK = 0.25  # heat-map peaks below this are no index
 MODEL = "indices.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
+TURNER = "turner.onnx"  # a reader that also says how far a crop is turned from upright
 
 
 class ModelError(RuntimeError):
@@ -173,6 +174,8 @@ class IndexDetector:
         reader: Path | None = None,
         read_upright: bool = True,
         fuse: bool = True,
+        turner: Path | None = None,
+        turn: bool = True,
     ) -> None:
         self.path = str(path or model_path())
         backend = backend or default_backend()
@@ -189,6 +192,14 @@ class IndexDetector:
             self.crop = spec_of(Path(reader)) if usable else None  # the window the reader was trained on
         except CropSpecError as e:
             raise ModelError(str(e)) from e
+        # The turner (its own file, else turner.onnx beside the reader): it sets each crop upright
+        # before the reader reads it. Without one, a reader with turn outputs is its own turner.
+        turner = turner or (Path(reader).with_name(TURNER) if usable else None)
+        self.turn = turn  # False: the detector's up direction as it is (to measure what the turner gives)
+        usable_turner = usable and turn and turner is not None and Path(turner).is_file()
+        self.turner = _net(str(turner), backend) if usable_turner else None
+        if self.turner is not None and turner is not None and _window_of(Path(turner)) != self.crop:
+            raise ModelError(f"the turner {turner} cuts another window than the reader {reader}")
 
     def maps(self, image: np.ndarray) -> np.ndarray:
         """The network's raw output for a BGR image (padded to a multiple of 16): (25, H/4, W/4)."""
@@ -268,50 +279,58 @@ class IndexDetector:
 
     def _read_upright(self, image: np.ndarray, reads: list[_Peak]) -> list[IndexRead]:
         """Each index read again from an upright crop, as the detector saw it and turned half a
-        turn (the reader says which is upright); the two opinions multiplied. A reader that
-        also says how far its crop is turned from upright has a crop turned further than
-        :data:`RECUT_DEG` cut again, turned back, and read once more."""
-        assert self.reader is not None and self.crop is not None
+        turn (the reader says which is upright); the two opinions multiplied. First the turner
+        (or a reader with turn outputs) sets upright a crop turned further than
+        :data:`RECUT_DEG`: the detector's up direction is often 20-50 degrees off on an index of
+        20-30 pixels, and the reader learned to read crops within a few degrees of upright."""
+        assert self.reader is not None
         ups = [r.up_deg for r in reads]
-        logits = self._look(image, reads, ups)
-        if logits.shape[1] > _READER_OUTPUTS:
-            turns = [_turn_of(logits[2 * k + _upright_of(logits, k)]) for k in range(len(reads))]
-            again = [k for k, t in enumerate(turns) if abs(t) > RECUT_DEG]
+        first = self._look(self.turner or self.reader, image, reads, ups)
+        if self.turn and first.shape[1] > _READER_OUTPUTS:
+            ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
+        if self.turner is not None:
+            logits = self._look(self.reader, image, reads, ups)
+        else:  # the reader is its own turner: it reads again only the crops it turned
+            logits = first
+            again = [k for k, r in enumerate(reads) if ups[k] != r.up_deg]
             if again:
-                for k in again:
-                    ups[k] = (ups[k] + 180 * _upright_of(logits, k) - turns[k]) % 360
-                relook = self._look(image, [reads[k] for k in again], [ups[k] for k in again])
+                relook = self._look(self.reader, image, [reads[k] for k in again], [ups[k] for k in again])
                 for i, k in enumerate(again):
                     logits[2 * k : 2 * k + 2] = relook[2 * i : 2 * i + 2]
         out = []
         for k, r in enumerate(reads):
             turned = _upright_of(logits, k)
-            p_index = 1.0 - float(_softmax(logits[2 * k + turned, : len(RANKS) + 1])[-1])
-            p_rank = _normalised(
-                _softmax(logits[2 * k + turned, : len(RANKS) + 1])[:-1] * (r.p_rank if self.fuse else 1.0)
-            )
-            p_suit = _normalised(
-                _softmax(logits[2 * k + turned, len(RANKS) + 1 : _READER_OUTPUTS]) * (r.p_suit if self.fuse else 1.0)
-            )
-            out.append(
-                _as_read(r.centre, r.height, r.width, (ups[k] + 180 * turned) % 360, r.heat * p_index, p_rank, p_suit)
-            )
+            ranks = _softmax(logits[2 * k + turned, : len(RANKS) + 1])
+            p_index = 1.0 - float(ranks[-1])
+            p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
+            suits = _softmax(logits[2 * k + turned, len(RANKS) + 1 : _READER_OUTPUTS])
+            p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
+            up = (ups[k] + 180 * turned) % 360
+            out.append(_as_read(r.centre, r.height, r.width, up, r.heat * p_index, p_rank, p_suit))
         return out
 
-    def _look(self, image: np.ndarray, reads: list[_Peak], ups: list[float]) -> np.ndarray:
-        """The reader's logits for each read's crop at ``up`` and turned half a turn (2 rows a read)."""
-        assert self.reader is not None and self.crop is not None
+    def _look(self, net: _Runtime, image: np.ndarray, reads: list[_Peak], ups: list[float]) -> np.ndarray:
+        """A reader's logits for each read's crop at ``up`` and turned half a turn (2 rows a read)."""
+        assert self.crop is not None
         crops = []
         for r, up in zip(reads, ups, strict=True):
             crops += [
                 upright_crop(image, r.centre, r.height, up, self.crop),
                 upright_crop(image, r.centre, r.height, up + 180, self.crop),
             ]
-        return np.array(self.reader.run(crops_blob(crops)), dtype=np.float32)
+        return np.array(net.run(crops_blob(crops)), dtype=np.float32)
 
 
-_READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a newer reader adds its turn
-RECUT_DEG = 10.0  # a crop the reader finds turned further than this from upright is cut again
+_READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a turner adds the crop's turn
+RECUT_DEG = 10.0  # a crop the turner finds turned further than this from upright is cut again, set upright
+
+
+def _set_upright(logits: np.ndarray, k: int, up: float) -> float:
+    """Read ``k``'s up direction set upright by the turner's logits: its upright crop's turn
+    taken off, when the turn is more than :data:`RECUT_DEG`; else the detector's as it was."""
+    turned = _upright_of(logits, k)
+    turn = _turn_of(logits[2 * k + turned])
+    return (up + 180 * turned - turn) % 360 if abs(turn) > RECUT_DEG else up
 
 
 def _upright_of(logits: np.ndarray, k: int) -> int:
@@ -325,6 +344,13 @@ def _turn_of(row: np.ndarray) -> float:
     crop's angle is off by: subtracting it sets the crop upright)."""
     sin, cos = (float(v) for v in row[_READER_OUTPUTS : _READER_OUTPUTS + 2])
     return math.degrees(math.atan2(sin, cos))
+
+
+def _window_of(model: Path) -> CropSpec:
+    try:
+        return spec_of(model)
+    except CropSpecError as e:
+        raise ModelError(str(e)) from e
 
 
 def _normalised(p: np.ndarray) -> np.ndarray:

@@ -53,3 +53,43 @@ def test_the_detector_reads_each_index_once_where_its_heat_map_has_two_peaks():
     assert len(reads) == 2, reads  # the 2C's two indices
     for a, b in itertools.combinations(reads, 2):
         assert math.dist(a.centre, b.centre) > 0.25 * min(a.height, b.height), (a, b)
+
+
+def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
+    # Indices the detector is sure of, on rendered scenes, handed to the reading step with their
+    # up direction 40 degrees off: the turner sets most of them back within 15 degrees of the
+    # card's; without it they stay as far off as they were given.
+    from benchmarks.index_turns import off_by
+    from benchmarks.vision_scenes import scenes
+    from vision.indices import SURE, IndexDetector, _Peak, pyramid_scales
+
+    turning, plain = default_detector(), IndexDetector(turn=False)
+    assert turning.turner is not None
+    given = []
+    for _, frame, truth in scenes(6, (1280, 720), seed=11):
+        for r in turning.detect_pyramid(frame, pyramid_scales(frame.shape)):
+            under = [t for t in truth if t.face_up and t.card == r.card and _inside(r.centre, t.corners_px)]
+            if under and r.heat >= SURE and off_by(r, under[0]) < 8:
+                given.append((frame, r, under[0]))
+    assert len(given) >= 10
+    set_right = 0
+    for frame, r, t in given:
+        peak = _Peak(r.centre, r.height, r.width, (r.up_deg + 40) % 360, 1.0, np.ones(14) / 14, np.ones(6) / 6)
+        assert 30 < off_by(plain._read_upright(frame, [peak])[0], t) < 50  # 40 off, give or take the 8
+        set_right += off_by(turning._read_upright(frame, [peak])[0], t) < 15
+    assert set_right >= 0.8 * len(given), (set_right, len(given))
+
+
+def _inside(point: tuple[float, float], corners: np.ndarray) -> bool:
+    import cv2
+
+    return cv2.pointPolygonTest(corners.astype(np.float32), (float(point[0]), float(point[1])), False) >= 0
+
+
+def test_over_rendered_scenes_the_turner_leaves_fewer_up_directions_far_off():
+    from benchmarks.index_turns import measure
+    from vision.indices import IndexDetector
+
+    with_it = measure(default_detector(), "project", 3, 11)
+    without = measure(IndexDetector(turn=False), "project", 3, 11)
+    assert with_it["over_15"] < without["over_15"], (with_it, without)
