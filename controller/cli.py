@@ -18,7 +18,7 @@ import typer
 from controller import cli_bench, cli_deal, cli_doctor, cli_journal, cli_vision  # noqa: F401  (they register their commands)
 from controller.cli_common import app, check_can_listen, console, fail, interrupt
 from controller.log_file import LogFileError, read_log_file
-from controller.render import print_report
+from controller.render import print_report, report_in_words
 from engine.errors import EngineError
 from engine.games import GAMES, get_game
 from engine.log import MalformedLog, dumps, referee_text
@@ -44,7 +44,7 @@ def referee(
     if as_json:
         sys.stdout.write(json.dumps(result.report()) + "\n")
         return
-    print_report(console, result.report(), result.match.players)
+    print_report(console, report_in_words(result), result.match.players)
 
 
 HEADLESS_HANDS = 1  # a headless run plays one hand (seconds, not a match's hour), unless --hands says otherwise
@@ -132,7 +132,7 @@ def _finish(table_log: dict, log: Path | None, as_json: bool) -> None:  # type: 
     if as_json:
         sys.stdout.write(json.dumps(result.report()) + "\n")
     else:
-        print_report(console, result.report(), result.match.players)
+        print_report(console, report_in_words(result), result.match.players)
 
 
 @app.command()

@@ -20,11 +20,14 @@ def mat(
     dpi: Annotated[int, typer.Option(min=50, max=600, help="Print resolution.")] = 150,
 ) -> None:
     """Write the printable play mat: four ArUco markers, one zone per seat and a centre area."""
+    from engine.seat_names import SeatNames
     from vision.mat import MatError, MatLayout
     from vision.mat_print import MatOutputError, write_mat
 
     try:
-        write_mat(MatLayout.create(seats, size.lower()), out, dpi)
+        layout = MatLayout.create(seats, size.lower())
+        # The seats' zones carry the names the page and the terminal give them: North, East, ...
+        write_mat(layout, out, dpi, SeatNames.of(seats).names)
     except (MatError, MatOutputError) as exc:
         fail(str(exc))
 
@@ -82,6 +85,7 @@ def vision_watch(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per event.")] = False,
 ) -> None:
     """Follow the table through the camera and print each card played and each trick cleared."""
+    from engine.seat_names import SeatNames
     from vision.mat import MatError, MatLayout
     from vision.observe import Observer
     from vision.sources import SourceError
@@ -93,6 +97,8 @@ def vision_watch(
         fail(str(exc))
     observer = Observer(layout)
     tracker = Tracker([z.name for z in layout.zones if z.seat is not None])
+    seat_of = {z.name: z.seat for z in layout.zones if z.seat is not None}  # the zone's seat, for its name
+    names = SeatNames.of(seats)
     try:
         camera = _open_camera(source, layout)
         count = 0
@@ -101,7 +107,7 @@ def vision_watch(
             for event in tracker.update(observer.observe(frame)):
                 if isinstance(event, CardPlayed):
                     doc = {"event": "card_played", "seat": event.seat, "card": str(event.card), "frame": event.frame}
-                    text = f"frame {event.frame}: {event.seat} played {event.card.name()}"
+                    text = f"frame {event.frame}: {names(seat_of[event.seat])} played {event.card.name()}"
                 else:
                     doc = {"event": "trick_cleared", "cards": [str(c) for c in event.cards], "frame": event.frame}
                     text = f"frame {event.frame}: trick cleared ({' '.join(map(str, event.cards))})"

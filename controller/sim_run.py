@@ -13,6 +13,7 @@ from rich.console import Console
 from controller.cli_common import check_can_listen, fail, free_port, stop_requested
 from controller.render import seat_label
 from controller.sim_table import SimOptions, SimulatedTableRig
+from engine.words import call_words, card_words, declaration_words, suit_words
 from simulators.people import TableGoneQuiet
 
 log = logging.getLogger(__name__)
@@ -125,20 +126,26 @@ class _Narrator:
     def tell(self, message: dict[str, Any]) -> None:
         state = message.get("state", {})
         event = message.get("event") or {}
-        players = state.get("players") or 4
+        names = (state.get("seat_names") or {}).get("names") or []
+        game = state.get("game") or ""
+
+        def who(seat: int) -> str:  # the names the page shows (the players' own, else compass points)
+            return names[seat] if 0 <= seat < len(names) else seat_label(seat, state.get("players") or 4)
+
         kind = event.get("type")
         if kind in ("call", "play", "declare"):
-            what = event.get("call") or event.get("card") or event.get("trump") or event.get("direction")
             verb = {"call": "calls", "play": "plays", "declare": "declares"}[kind]
-            self.console.print(f"  {seat_label(event['seat'], players):>7} {verb} {what}")
+            self.console.print(f"  {who(event['seat']):>10} {verb} {_what(game, event)}")
         elif kind == "deal":
             hand = state.get("hand") or {}
-            self.console.rule(f"Hand {hand.get('number')}: {seat_label(hand.get('dealer', 0), players)} deals")
+            self.console.rule(f"Hand {hand.get('number')}: {who(hand.get('dealer', 0))} deals")
         if message.get("violation"):
-            self.console.print(f"  beep! {message['violation'].get('message')}", style="bold red")
+            violation = message["violation"]
+            self.console.print(f"  beep! {violation.get('text') or violation.get('message')}", style="bold red")
         hand = state.get("hand") or {}
         if kind == "play" and hand.get("record") is not None:
-            self.console.print(f"  hand over: {hand.get('contract')} {hand.get('result')}, score {hand.get('score')}")
+            contract = hand.get("contract_words") or hand.get("contract")
+            self.console.print(f"  hand over: {contract} {hand.get('result')}, score {hand.get('score')}")
         holds = [h["message"] for h in state.get("holds", [])]
         if holds != self.last_holds:
             for message in holds:
@@ -146,3 +153,14 @@ class _Narrator:
             if self.last_holds and not holds:
                 self.console.print("  the table goes on", style="green")
             self.last_holds = holds
+
+
+def _what(game: str, event: dict[str, Any]) -> str:
+    """A published call, card or declaration in the game's words."""
+    if event.get("call"):
+        return call_words(game, event["call"])
+    if event.get("card"):
+        return card_words(event["card"], game)
+    if event.get("trump"):
+        return suit_words(event["trump"])
+    return declaration_words(direction=event.get("direction") or "high")

@@ -7,6 +7,12 @@ seat does not hold, a code that is not a card), which a table log must never con
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+# A fact of a violation: a seat, a count, a card or call as the log writes it, a suit letter,
+# or a list of seats (a team).
+Fact = int | str | tuple[int, ...] | None
+
 
 class EngineError(Exception):
     """Base of every engine error."""
@@ -27,15 +33,21 @@ class CardNotHeld(EngineError, ValueError):
 class IllegalAction(EngineError, ValueError):
     """An action the rules forbid at this moment.
 
-    ``rule`` is a short kebab-case name ("must-follow-suit"); the message explains it in
-    words a player understands ("seat 2 holds hearts and must follow suit").
+    ``rule`` is a short kebab-case name ("must-follow-suit"); the message explains it in the
+    table log's words ("seat 2 holds hearts and must follow suit"). ``facts`` are the same
+    explanation as values (the card played, the suit led, the standing bid, whose turn it is),
+    from which :mod:`engine.violation_words` builds the sentence people read at the table, in
+    the seat names the players chose. Facts are public: only what the message says.
     """
 
-    def __init__(self, rule: str, message: str, seat: int | None = None) -> None:
+    def __init__(
+        self, rule: str, message: str, seat: int | None = None, facts: Mapping[str, Fact] | None = None
+    ) -> None:
         super().__init__(message)
         self.rule = rule
         self.message = message
         self.seat = seat
+        self.facts: Mapping[str, Fact] = facts or {}
 
 
 class NotYourTurn(IllegalAction):

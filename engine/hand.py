@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, NamedTuple
 
 from engine.actions import PLAYS, Action, Call, Declare, Discard, JokerSwap, Play
 from engine.cards import CARDS, Card, Suit, cards_of
-from engine.errors import CardNotHeld, EngineError, IllegalAction, NotYourTurn
+from engine.errors import CardNotHeld, EngineError, Fact, IllegalAction, NotYourTurn
 from engine.tricks import NO_SUIT, TrickRules
 
 COPY_SHIFT = 64  # a second copy of a card (Fifty-Six) is held at bit index + 64
@@ -79,6 +79,7 @@ class Revoke:
     move: int  # its index in ``Hand.moves``
     rule: str
     message: str
+    facts: Mapping[str, Fact] = field(default_factory=dict)
 
 
 class HandResult(NamedTuple):
@@ -307,6 +308,17 @@ class Hand:
         """The seat to act described without naming it, while the turn is not public."""
         return "the seat asked"
 
+    def turn_facts(self) -> dict[str, Fact]:
+        """Whose turn it is as a violation's facts: the seat, or (while the turn is not public)
+        no seat and what the table asks for instead."""
+        if self.turn_is_public():
+            return {"turn": self.to_act}
+        return {"turn": None, **self._unnamed_actor_facts()}
+
+    def _unnamed_actor_facts(self) -> dict[str, Fact]:
+        """The facts of :meth:`_unnamed_actor` (Bid Whist: the joker asked for)."""
+        return {}
+
     def team_tricks(self) -> tuple[int, ...]:
         if not self.TEAMS:
             return self._won
@@ -442,7 +454,7 @@ class Hand:
         legal = self._rules.legal_mask(codes(self._hands[seat]), self._trick)  # type: ignore[union-attr]
         if not legal >> index & 1:
             error = self._explain_play(seat, index)
-            self._revokes = (*self._revokes, Revoke(seat, number, error.rule, error.message))
+            self._revokes = (*self._revokes, Revoke(seat, number, error.rule, error.message, error.facts))
         self._place_card(seat, index)
 
     def check_cards(self, seat: int, action: Action) -> None:
@@ -491,9 +503,15 @@ class Hand:
                 f"not-{phase.value}-now",
                 f"{who} cannot {_verb(action)} now: the hand is in the {self.phase.value.replace('-', ' ')} phase",
                 seat,
+                {"phase": self.phase.value},
             )
         if seat is not None and seat != self.to_act:
-            raise NotYourTurn("out-of-turn", f"seat {seat} acted out of turn: it is {self.whose_turn()}'s turn", seat)
+            raise NotYourTurn(
+                "out-of-turn",
+                f"seat {seat} acted out of turn: it is {self.whose_turn()}'s turn",
+                seat,
+                self.turn_facts(),
+            )
 
     def _check_play(self, index: int, seat: int) -> int:
         """Check a play and return the seat's mask of legal cards; raise if not allowed."""
@@ -516,7 +534,7 @@ class Hand:
         self._record(PLAYS[index], seat)
         self.moves[-1] = _SEAT_PLAYS[seat][index]
         if error is not None:
-            self._revokes = (*self._revokes, Revoke(seat, len(self.moves) - 1, error.rule, error.message))
+            self._revokes = (*self._revokes, Revoke(seat, len(self.moves) - 1, error.rule, error.message, error.facts))
         self._place_card(seat, index)
 
     def _exchange(self, seat: int, give: int = 0, take: int = 0) -> None:
@@ -563,6 +581,7 @@ class Hand:
             "must-follow-suit",
             f"seat {seat} holds {suit} and must follow suit; {CARDS[index]} is not {suit}",
             seat,
+            {"card": str(CARDS[index]), "led": Suit(led).letter if led != NO_SUIT else None},
         )
 
     # --- what each game supplies -------------------------------------------------------

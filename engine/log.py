@@ -20,6 +20,7 @@ from engine.errors import (
     CardNotHeld,
     DealError,
     EngineError,
+    Fact,
     IllegalAction,
     InvalidOption,
     InvalidStart,
@@ -285,10 +286,16 @@ def _card_list(value: Any, name: str) -> tuple[Card, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
+    """An action a rule forbade. ``message`` is the table log's record of it; ``action`` (what
+    the seat did) and ``facts`` (the rule's reasons as values) are what
+    :mod:`engine.violation_words` builds the table's sentence from."""
+
     event: int
     seat: int | None
     rule: str
     message: str
+    action: Action | None = None
+    facts: Mapping[str, Fact] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"event": self.event, "seat": self.seat, "rule": self.rule, "message": self.message}
@@ -335,12 +342,12 @@ class Referee:
         try:
             hand.push(event.action, event.seat, allow_revoke=self.penalise)
         except IllegalAction as exc:
-            violation = Violation(index, event.seat, exc.rule, exc.message)
+            violation = Violation(index, event.seat, exc.rule, exc.message, event.action, exc.facts)
             self.violations[-1].append(violation)
             return violation
         revoke = hand.revokes[-1] if hand.revokes else None
         if revoke is not None and revoke.move == len(hand.moves) - 1:
-            violation = Violation(index, event.seat, revoke.rule, revoke.message)
+            violation = Violation(index, event.seat, revoke.rule, revoke.message, event.action, revoke.facts)
             self.violations[-1].append(violation)
             return violation
         return None

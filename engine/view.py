@@ -12,6 +12,11 @@ were laid away, which joker was given up (and whether a card was taken for it), 
 played to a trick (a card put on the mat has been seen, even when the referee refuses it),
 the tricks and the points they hold, the violations, and the match's standing. Once a hand
 has ended, its whole deal and every action in it are public as a hand record.
+
+Everything a person reads comes with the state in words (:mod:`engine.words`,
+:mod:`engine.seat_names`, :mod:`engine.violation_words`): the seats' names and the teams', each
+call and contract in its game's words, each violation as a sentence, how the cards' ranks are
+drawn. The page shows those words as they are, so it says exactly what the terminal says.
 """
 
 from __future__ import annotations
@@ -25,27 +30,77 @@ from engine.games.shelem import TRICK_POINTS, ShelemHand, card_points
 from engine.hand import Hand, HandResult, Phase
 from engine.log import Referee, Violation, action_to_json, event_to_json, events_of_hand, hand_report
 from engine.options import options_to_dict
+from engine.seat_names import SeatNames
+from engine.violation_words import Words, violation_sentence
+from engine.words import JOKERS, call_words, contract_words, declaration_words, rank_faces, suit_words
 
 
-def public_state(referee: Referee) -> dict[str, Any]:
-    """The match as anyone at the table may see it now (JSON-ready)."""
+def table_words(referee: Referee, names: Sequence[str] = (), letters: bool = False) -> Words:
+    """How this table names things: its game, its seats (the chosen names, else the compass
+    points) and whether Fifty-Six's cards carry the rule sheet's letters."""
     match = referee.match
+    return Words(match.game.name, SeatNames.of(match.players, names), letters)
+
+
+def public_state(referee: Referee, words: Words | None = None) -> dict[str, Any]:
+    """The match as anyone at the table may see it now (JSON-ready), with its words."""
+    match = referee.match
+    words = words or table_words(referee)
     finished = list(zip(match.hands, referee.violations, strict=True))
     current = finished.pop() if finished else None
     return {
         "game": match.game.name,
         "players": match.players,
         "options": options_to_dict(match.options),
+        "seat_names": _seat_names(words),
+        "card_faces": {"ranks": rank_faces(words.game, words.letters), "jokers": JOKERS, "letters": words.letters},
         "match": match.standing.report(),
         # Hands before the current one have ended: their results are public.
-        "history": [hand_report(hand, violations) for hand, violations in finished],
-        "hand": public_hand(current[0], current[1], len(match.hands)) if current is not None else None,
+        "history": [_history_hand(hand, violations, words) for hand, violations in finished],
+        "hand": public_hand(current[0], current[1], len(match.hands), words) if current is not None else None,
     }
 
 
-def public_hand(hand: Hand, violations: Iterable[Violation], number: int = 1) -> dict[str, Any]:
+def _seat_names(words: Words) -> dict[str, Any]:
+    seats = words.seats
+    return {
+        "names": list(seats.names),
+        "short": [seats.short(seat) for seat in range(len(seats.names))],  # where room is short
+        "teams": list(seats.teams()),
+        "chosen": seats.chosen,
+    }
+
+
+def _history_hand(hand: Hand, violations: Sequence[Violation], words: Words) -> dict[str, Any]:
+    report = hand_report(hand, violations)
+    report["contract_words"] = contract_words(words.game, report["contract"], report["trump"], report.get("direction"))
+    report["violations"] = [public_violation(v, words) for v in violations]
+    return report
+
+
+def public_violation(violation: Violation, words: Words) -> dict[str, Any]:
+    """A violation as the table shows it: the log's record, and ``text``, its sentence."""
+    text = violation_sentence(violation.rule, violation.seat, violation.action, violation.facts, words)
+    return violation.to_json() | {"text": text}
+
+
+def violation_of(referee: Referee, found: Mapping[str, Any] | None, words: Words) -> dict[str, Any] | None:
+    """The violation just recorded (``found``: its log record) in its public form, with its sentence."""
+    if found is None:
+        return None
+    for violation in reversed(referee.violations[-1] if referee.violations else []):
+        if violation.event == found.get("event"):
+            return public_violation(violation, words)
+    return dict(found)
+
+
+def public_hand(
+    hand: Hand, violations: Iterable[Violation], number: int = 1, words: Words | None = None
+) -> dict[str, Any]:
     """One hand as the table sees it; its full record once it has ended."""
     result = hand.result()
+    words = words or Words(hand.GAME, SeatNames.of(hand.players))
+    trump = result.trump.letter if result.trump is not None else None
     return {
         "number": number,
         "dealer": hand.dealer,
@@ -53,18 +108,26 @@ def public_hand(hand: Hand, violations: Iterable[Violation], number: int = 1) ->
         "cards_held": [len(hand.holding(seat)) for seat in range(hand.players)],
         "phase": hand.phase.value,
         "to_act": public_to_act(hand),
-        "auction": [{"seat": seat, "call": action.text} for seat, action in hand.moves if isinstance(action, Call)],
-        "declarer_actions": [_declarer_action(seat, action) for seat, action in hand.moves if _is_declarers(action)],
+        "auction": [
+            {"seat": seat, "call": action.text, "words": call_words(words.game, action.text)}
+            for seat, action in hand.moves
+            if isinstance(action, Call)
+        ],
+        "declarer_actions": [
+            _declarer_action(seat, action, words) for seat, action in hand.moves if _is_declarers(action)
+        ],
         "declarer": result.declarer,
         "contract": result.contract,
-        "trump": result.trump.letter if result.trump is not None else None,
+        "contract_words": contract_words(words.game, result.contract, trump, result.direction),
+        "trump": trump,
+        "trump_words": suit_words(trump) if trump is not None else None,
         "direction": result.direction,
         "trick": [{"seat": seat, "card": str(card)} for seat, card in hand.current_trick],
         "tricks": [_trick(hand, i) for i in range(len(hand.tricks))],
         "tricks_won": list(result.tricks),
         "points": _public_points(hand, result),
-        "legal": public_legal(hand),
-        "violations": [v.to_json() for v in violations],
+        "legal": public_legal(hand, words.game),
+        "violations": [public_violation(v, words) for v in violations],
         "result": result.result,
         "score": list(result.score) if result.score is not None else None,
         "record": hand_record(hand) if hand.is_over() else None,
@@ -77,14 +140,16 @@ def hand_record(hand: Hand) -> dict[str, Any]:
     return {**event_to_json(deal), "dealer": hand.dealer, "events": [event_to_json(e) for e in actions]}
 
 
-def public_legal(hand: Hand) -> dict[str, Any] | None:
-    """What the seat to act may do, never naming a card it holds (legal plays would)."""
+def public_legal(hand: Hand, game: str = "") -> dict[str, Any] | None:
+    """What the seat to act may do, never naming a card it holds (legal plays would); each call
+    and declaration also in words (``words``)."""
     phase = hand.phase
     if phase is Phase.OVER or hand.to_act is None:
         return None
     out: dict[str, Any] = {"seat": public_to_act(hand), "type": _PHASE_ACTION[phase]}
     if phase is Phase.AUCTION:
         out["calls"] = [call.text for call in hand.legal_actions() if isinstance(call, Call)]
+        out["words"] = [call_words(game or hand.GAME, call) for call in out["calls"]]
     elif phase is Phase.DECLARE:
         out["declarations"] = [_declaration(d) for d in hand.legal_actions() if isinstance(d, Declare)]
     elif phase is Phase.DISCARD:
@@ -114,17 +179,32 @@ def public_to_act(hand: Hand) -> int | None:
 
 def _declaration(declare: Declare) -> dict[str, str]:
     if declare.trump is not None:
-        return {"trump": declare.trump.letter}
+        return {"trump": declare.trump.letter, "words": declaration_words(trump=declare.trump.letter)}
     assert declare.direction is not None
-    return {"direction": declare.direction.value}
+    return {"direction": declare.direction.value, "words": declaration_words(direction=declare.direction.value)}
 
 
 def _is_declarers(action: Action) -> bool:
     return isinstance(action, Declare | Discard | JokerSwap)
 
 
-def _declarer_action(seat: int, action: Action) -> dict[str, Any]:
-    return _public(action_to_json(action) | {"seat": seat}, applied=True)
+def _declarer_action(seat: int, action: Action, words: Words) -> dict[str, Any]:
+    shown = _public(action_to_json(action) | {"seat": seat}, applied=True)
+    return shown | {"words": _declarer_words(shown, words)}
+
+
+def _declarer_words(shown: Mapping[str, Any], words: Words) -> str:
+    """A declarer's (or joker holder's) action in words, from its public form only."""
+    who = words.seats(shown.get("seat"))
+    kind = shown["type"]
+    if kind == "declare":
+        named = suit_words(shown["trump"]) if "trump" in shown else declaration_words(direction=shown["direction"])
+        return f"{who} named {named}"
+    if kind == "discard":
+        return f"{who} laid away {shown['count']} {'card' if shown['count'] == 1 else 'cards'}"
+    if shown.get("took_card"):
+        return f"{who} gave up the {JOKERS[shown['joker']]} for a kitty card"
+    return "a joker's holder kept the joker"
 
 
 def _trick(hand: Hand, index: int) -> dict[str, Any]:

@@ -8,6 +8,7 @@ The PDF is written by hand (one page, the raster embedded as JPEG) to avoid a PD
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -26,8 +27,10 @@ class MatOutputError(ValueError):
     """The mat cannot be written where or how it was asked."""
 
 
-def render_mat(layout: MatLayout, px_per_mm: float) -> np.ndarray:
-    """The whole sheet as a BGR image at ``px_per_mm``."""
+def render_mat(layout: MatLayout, px_per_mm: float, seat_labels: Sequence[str] | None = None) -> np.ndarray:
+    """The whole sheet as a BGR image at ``px_per_mm``. ``seat_labels`` (one per seat, from seat 0)
+    are printed in the seats' zones: the names every screen at the table gives the seats
+    (``croupier mat`` passes the compass points); without them, each zone's own name."""
     w, h = round(layout.width_mm * px_per_mm), round(layout.height_mm * px_per_mm)
     img = np.empty((h, w, 3), np.uint8)
     img[:] = FELT
@@ -36,9 +39,10 @@ def render_mat(layout: MatLayout, px_per_mm: float) -> np.ndarray:
         x0, y0, x1, y1 = (round(v * px_per_mm) for v in zone.box_mm)
         cv2.rectangle(img, (x0, y0), (x1, y1), LINE, thickness, cv2.LINE_AA)
         scale = 0.3 * px_per_mm
+        label = seat_labels[zone.seat] if seat_labels is not None and zone.seat is not None else zone.name
         cv2.putText(
             img,
-            zone.name.upper(),
+            label.upper(),
             (x0 + round(3 * px_per_mm), y1 - round(3 * px_per_mm)),
             cv2.FONT_HERSHEY_SIMPLEX,
             scale,
@@ -91,12 +95,12 @@ def pdf_with_image(jpeg: bytes, width_px: int, height_px: int, width_pt: float, 
     return bytes(out)
 
 
-def write_mat(layout: MatLayout, path: Path, dpi: int = 150) -> None:
+def write_mat(layout: MatLayout, path: Path, dpi: int = 150, seat_labels: Sequence[str] | None = None) -> None:
     """Write the mat as ``.png`` (at ``dpi``) or ``.pdf`` (page the size of the sheet)."""
     suffix = path.suffix.lower()
     if suffix not in (".png", ".pdf"):
         raise MatOutputError(f"{path}: the mat is written as .png or .pdf, not {suffix or 'no extension'}")
-    img = render_mat(layout, dpi / MM_PER_INCH)
+    img = render_mat(layout, dpi / MM_PER_INCH, seat_labels)
     if suffix == ".png":
         ok, data = cv2.imencode(".png", img)
     else:

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from engine.actions import PASS, Call, CallKind, Declare, Direction, Discard, JokerSwap
 from engine.cards import BIG_JOKER, CARDS, LITTLE_JOKER, WITH_JOKERS_54, Card, Suit
 from engine.combinations import Discards, discard_mask
-from engine.errors import BadNotation, CardNotHeld, IllegalAction
+from engine.errors import BadNotation, CardNotHeld, Fact, IllegalAction
 from engine.game import DealShape, Game, Standing, int_list, start_fields
 from engine.hand import DECLARE, DISCARD, JOKER_SWAP, Deal, Hand, HandResult
 from engine.options import RevokePolicy, bounds
@@ -213,6 +213,9 @@ class BidWhistHand(Hand):
     def _unnamed_actor(self) -> str:
         return f"{self.asked_joker.name()}'s holder"
 
+    def _unnamed_actor_facts(self) -> dict[str, Fact]:
+        return {"asked": str(self.asked_joker)}
+
     def _apply_swap(self, swap: JokerSwap) -> None:
         seat = self.to_act
         assert seat is not None
@@ -237,6 +240,7 @@ class BidWhistHand(Hand):
                     f"seat {who} cannot swap a joker: jokers are exchanged only in no-trump, "
                     f"and {self.contract.text} is a trump contract",
                     who,
+                    {"contract": self.contract.text},
                 )
             if who == self.declarer:
                 raise IllegalAction(
@@ -250,16 +254,19 @@ class BidWhistHand(Hand):
         """A swap of the joker not asked for now. Its words and rule are the same whether or not
         the seat also holds the joker asked for: which they were would tell where that joker is."""
         asked = self.asked_joker
+        facts: dict[str, Fact] = {"joker": str(joker), "asked": str(asked), "turn": None}
         if asked.index == BIG_JOKER:
             return IllegalAction(
                 "big-joker-first",
                 f"seat {seat} cannot swap {joker.name()} yet: {asked.name()}'s holder is asked first",
                 seat,
+                facts,
             )
         return IllegalAction(
             "out-of-turn",
             f"seat {seat} cannot swap {joker.name()} now: it is {asked.name()}'s holder's turn",
             seat,
+            facts,
         )
 
     def _explain(self, action: Any) -> IllegalAction:
@@ -272,11 +279,17 @@ class BidWhistHand(Hand):
             return IllegalAction("name-a-trump-suit", f"seat {seat} must name the trump suit, not a direction", seat)
         if isinstance(action, Discard):
             return IllegalAction(
-                "discard-six-cards", f"seat {seat} must lay away exactly six cards, not {len(action.cards)}", seat
+                "discard-six-cards",
+                f"seat {seat} must lay away exactly six cards, not {len(action.cards)}",
+                seat,
+                {"count": len(action.cards), "need": 6},
             )
         if isinstance(action, JokerSwap):  # the joker asked for, and a card that is not in the kitty
             return IllegalAction(
-                "swap-for-a-kitty-card", f"seat {seat} may swap {action.joker.name()} only for a kitty card", seat
+                "swap-for-a-kitty-card",
+                f"seat {seat} may swap {action.joker.name()} only for a kitty card",
+                seat,
+                {"joker": str(action.joker)},
             )
         return self._explain_call(action)
 
@@ -288,8 +301,13 @@ class BidWhistHand(Hand):
             )
         if self._high >= 0:
             standing = LADDER[self._high].text
-            return IllegalAction("bid-too-low", f"seat {seat} must bid higher than {standing} or pass", seat)
-        return IllegalAction("call-not-allowed", f"seat {seat} may not call {call.text} now", seat)
+            return IllegalAction(
+                "bid-too-low",
+                f"seat {seat} must bid higher than {standing} or pass",
+                seat,
+                {"call": call.text, "standing": standing},
+            )
+        return IllegalAction("call-not-allowed", f"seat {seat} may not call {call.text} now", seat, {"call": call.text})
 
     def _explain_play(self, seat: int, index: int) -> IllegalAction:
         assert self._rules is not None
@@ -303,6 +321,7 @@ class BidWhistHand(Hand):
                 "must-shed-joker",
                 f"seat {seat} cannot follow {Suit(led).plural} and must play the joker; {CARDS[index]} is not a joker",
                 seat,
+                {"card": str(CARDS[index]), "led": Suit(led).letter},
             )
         return super()._explain_play(seat, index)
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from engine.actions import DOUBLE, PASS, REDOUBLE, Call, CallKind
 from engine.cards import FIFTY_SIX_48, Card, Suit
-from engine.errors import BadNotation, IllegalAction
+from engine.errors import BadNotation, Fact, IllegalAction
 from engine.game import DealShape, Game, Standing, int_list, start_fields
 from engine.hand import Deal, Hand, HandResult
 from engine.options import RevokePolicy, bounds
@@ -189,12 +189,15 @@ class FiftySixHand(Hand):
         bid = self._bid
         if bid is None:
             if action.kind is CallKind.BID and action.level < LOWEST:
-                return IllegalAction("bid-below-28", f"seat {seat} bid {action.text}: the lowest bid is 28", seat)
+                return IllegalAction(
+                    "bid-below-28", f"seat {seat} bid {action.text}: the lowest bid is 28", seat, {"call": action.text}
+                )
             return IllegalAction(
                 "opening-compulsory",
                 f"seat {seat} must open the bidding with 28 or more: the player after the dealer may not "
                 f"{'pass' if action.kind is CallKind.PASS else action.text}",
                 seat,
+                {"call": action.text},
             )
         if action.kind is CallKind.BID:
             return self._explain_bid(seat, action, bid)
@@ -203,15 +206,21 @@ class FiftySixHand(Hand):
         return self._explain_redouble(seat, bid)
 
     def _explain_bid(self, seat: int, action: Call, bid: Call) -> IllegalAction:
+        facts: dict[str, Fact] = {"call": action.text, "standing": bid.text}
         if action.level < LOWEST:
-            return IllegalAction("bid-below-28", f"seat {seat} bid {action.text}: the lowest bid is 28", seat)
+            return IllegalAction(
+                "bid-below-28", f"seat {seat} bid {action.text}: the lowest bid is 28", seat, {"call": action.text}
+            )
         if bid.level >= HIGHEST and action is not THANI:
-            return IllegalAction("bid-too-low", f"seat {seat} cannot bid {action.text}: no bid is higher than 56", seat)
+            return IllegalAction(
+                "bid-too-low", f"seat {seat} cannot bid {action.text}: no bid is higher than 56", seat, facts
+            )
         return IllegalAction(
             "bid-too-low",
             f"seat {seat} cannot bid {action.text}: the bid is {bid.text}, so a new bid must be at least "
             f"{bid.level + 1} (suits do not rank)",
             seat,
+            facts | {"least": bid.level + 1},
         )
 
     def _explain_double(self, seat: int, bid: Call) -> IllegalAction:
@@ -219,25 +228,34 @@ class FiftySixHand(Hand):
         # (rules.md F7: seat 4's "double" after seat 3's is illegal as "already doubled").
         if self.doubled:
             return IllegalAction(
-                "already-doubled", f"seat {seat} cannot double {bid.text}: it has already been doubled", seat
+                "already-doubled",
+                f"seat {seat} cannot double {bid.text}: it has already been doubled",
+                seat,
+                {"standing": bid.text},
             )
         return IllegalAction(
             "double-own-team",
             f"seat {seat} cannot double {bid.text}: it is his own team's bid (seat {self._bidder}); "
             "only the other team may double",
             seat,
+            {"standing": bid.text, "bidder": self._bidder},
         )
 
     def _explain_redouble(self, seat: int, bid: Call) -> IllegalAction:
         if self.doubled == 0:
             return IllegalAction(
-                "redouble-not-doubled", f"seat {seat} cannot redouble {bid.text}: it has not been doubled", seat
+                "redouble-not-doubled",
+                f"seat {seat} cannot redouble {bid.text}: it has not been doubled",
+                seat,
+                {"standing": bid.text},
             )
-        team = ", ".join(str(s) for s in range(self._bidder % 2, self.players, 2))
+        team = tuple(range(self._bidder % 2, self.players, 2))
         return IllegalAction(
             "redouble-by-wrong-team",
-            f"seat {seat} cannot redouble {bid.text}: only the team that bid it (seats {team}) may redouble",
+            f"seat {seat} cannot redouble {bid.text}: only the team that bid it "
+            f"(seats {', '.join(map(str, team))}) may redouble",
             seat,
+            {"standing": bid.text, "team": team},
         )
 
     # --- play ----------------------------------------------------------------------

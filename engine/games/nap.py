@@ -162,6 +162,7 @@ class NapHand(Hand):
             f"seat {seat} cannot call {action.text}: seat {self.declarer} has called {high.text}, "
             "so he must call higher or pass",
             seat,
+            {"call": action.text, "standing": high.text, "bidder": self.declarer},
         )
 
     # --- play ----------------------------------------------------------------------

@@ -177,10 +177,18 @@ class PoleyHand(Hand):
                 f"seat {seat} cannot hold: only the older hand (seat {self._holder}) may match {standing}; "
                 f"seat {seat} must bid higher or pass",
                 seat,
+                {"standing": standing, "older": self._holder},
             )
         if action.kind is CallKind.BID and standing is not None:
-            return IllegalAction("bid-too-low", f"seat {seat} must bid higher than {standing} or pass", seat)
-        return IllegalAction("call-not-allowed", f"seat {seat} may not call {action.text} now", seat)
+            return IllegalAction(
+                "bid-too-low",
+                f"seat {seat} must bid higher than {standing} or pass",
+                seat,
+                {"call": action.text, "standing": standing},
+            )
+        return IllegalAction(
+            "call-not-allowed", f"seat {seat} may not call {action.text} now", seat, {"call": action.text}
+        )
 
     # --- declaring and play --------------------------------------------------------
 

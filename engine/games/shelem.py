@@ -166,6 +166,7 @@ class ShelemHand(Hand):
                 f"seat {seat} has no {Suit(led).plural} but holds {self.trump.plural}, and must trump; "
                 f"{CARDS[index]} is not a trump",
                 seat,
+                {"card": str(CARDS[index]), "led": Suit(led).letter, "trump": self.trump.letter},
             )
         return super()._explain_play(seat, index)
 
@@ -173,13 +174,23 @@ class ShelemHand(Hand):
         seat = self.to_act
         if isinstance(action, Discard):
             return IllegalAction(
-                "bury-four-cards", f"seat {seat} must bury exactly four cards, not {len(action.cards)}", seat
+                "bury-four-cards",
+                f"seat {seat} must bury exactly four cards, not {len(action.cards)}",
+                seat,
+                {"count": len(action.cards), "need": 4},
             )
         assert isinstance(action, Call)
         standing = BIDS[self._bid].text if self._bid >= 0 else None
         if action.kind is CallKind.BID and standing is not None:
-            return IllegalAction("bid-too-low", f"seat {seat} must bid higher than {standing} or pass", seat)
-        return IllegalAction("call-not-allowed", f"seat {seat} may not call {action.text} now", seat)
+            return IllegalAction(
+                "bid-too-low",
+                f"seat {seat} must bid higher than {standing} or pass",
+                seat,
+                {"call": action.text, "standing": standing},
+            )
+        return IllegalAction(
+            "call-not-allowed", f"seat {seat} may not call {action.text} now", seat, {"call": action.text}
+        )
 
     # --- result --------------------------------------------------------------------
 

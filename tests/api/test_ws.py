@@ -40,9 +40,9 @@ def test_a_client_gets_the_snapshot_then_consecutive_updates(client):
     assert updates[0]["event"] == {"type": "deal", "dealer": 3, "cards_per_seat": [5, 5, 5, 5], "rest_count": 2}
     assert updates[-1]["violation"]["rule"] == "out-of-turn"
     assert updates[-1]["state"]["hand"]["auction"] == [
-        {"seat": 0, "call": "pass"},
-        {"seat": 1, "call": "pass"},
-        {"seat": 2, "call": "pass"},
+        {"seat": 0, "call": "pass", "words": "pass"},
+        {"seat": 1, "call": "pass", "words": "pass"},
+        {"seat": 2, "call": "pass", "words": "pass"},
     ]
 
 
