@@ -23,6 +23,7 @@ from pydantic import (
 
 from engine.game import SCORE_LIMIT
 from engine.options import shown
+from engine.seat_names import MAX_NAME, MAX_SEATS
 
 Seat = Annotated[
     StrictInt, Field(ge=0, le=7, description="a seat, 0 to players - 1, clockwise; a JSON integer (2, not 2.0)")
@@ -111,6 +112,16 @@ class StartMatchBody(Body):
     players: Annotated[StrictInt, Field(ge=2, le=8)] | None = None
     options: Options = {}
     start: Start | None = Field(default=None, description="the standing carried over from a score sheet")
+
+
+class SeatingBody(Body):
+    names: Annotated[list[Annotated[StrictStr, StringConstraints(max_length=64)]], Field(max_length=MAX_SEATS)] = Field(
+        default=[],
+        description=f"one name per seat from seat 0, at most {MAX_NAME} characters each; an empty name (or a "
+        "seat past the list's end) goes by its compass point (North, East, ...)",
+        examples=[["Anna", "Ben", "", "Dora"]],
+    )
+    letters: StrictBool = Field(default=False, description="Fifty-Six: write J 9 A 10 K Q as the sheet's P M S D N R")
 
 
 class ActionResponse(BaseModel):

@@ -139,7 +139,8 @@ class LiveTable:
             raise TableRefusal("the match is over: start a new one")
         next_dealer = match.next_dealer()
         if next_dealer is not None and chosen is not None and chosen != next_dealer:
-            raise BadCommand(f"seat {next_dealer} deals next, in turn: not seat {chosen}")
+            name = self.runtime.seat_name
+            raise BadCommand(f"{name(next_dealer)} deals next, in turn: not {name(chosen)}")
         if chosen is not None and not 0 <= chosen < match.players:
             raise BadCommand(f"the dealer must be a seat from 0 to {match.players - 1}, not {chosen}")
         dealer = next_dealer if next_dealer is not None else (chosen or 0)
@@ -228,7 +229,8 @@ class LiveTable:
             return
         seat = event["seat"]
         if not result.outcome.accepted:  # a card the seat does not hold: a misread, or a hand not dealt
-            message = f"the camera saw {event['card']} at seat {seat}: {result.outcome.reason}"
+            where = self.runtime.seat_name(seat)
+            message = f"the camera saw {event['card']} at {where}'s place: {result.outcome.reason}"
             self.runtime.publish_status("camera", {"state": "watching", "trick_on_mat": True, "message": message})
             self._refuse(seat, beep=True)
         elif not result.applied:  # a violation that does not stand (it beeped when published)

@@ -11,6 +11,9 @@ a message until it recovers, and what the devices are doing (dealing 12 of 22, g
 trick) is published as the table's ``devices`` status, numbered in the same sequence as the
 events.
 
+The seating (the seats' names, Fifty-Six's letters: :mod:`controller.seating`) is the table's,
+kept beside the journal; every state published names things with it (``engine.view``).
+
 A pause refuses every event until the table resumes. It is kept in a small file beside the
 journal (``croupier.db.paused``), so a table paused before a power cut is still paused after.
 """
@@ -22,11 +25,12 @@ import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.journal.files import pause_path, write_atomically
+from controller.seating import Seating, load_seating, save_seating, seating_path
 from controller.settings import Settings
 from controller.store import Journal, JournalError, JournalUnavailable
 from controller.table import Outcome, TableController, Update
@@ -34,7 +38,9 @@ from engine.actions import Play
 from engine.cards import Card
 from engine.errors import BadNotation, EngineError
 from engine.log import MalformedLog, referee_text
-from engine.view import public_event, public_state
+from engine.seat_names import SeatNameError, check_names
+from engine.view import public_event, public_state, table_words, violation_of
+from engine.violation_words import Words
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +84,7 @@ class Runtime:
         self.listeners: list[Listener] = []  # called on the controller's thread with public messages
         self.seq = 0
         self.paused: str | None = _read_pause(self.pause_path)
+        self.seating: Seating = load_seating(seating_path(journal.path))
         self.holds: dict[str, str] = {}  # device -> why it holds the table (not persisted: devices re-report)
         self.devices: dict[str, dict[str, Any]] = {}  # device -> its public status
         self._mark = self._hand_mark()
@@ -132,6 +139,11 @@ class Runtime:
 
     def resume(self) -> Future[dict[str, Any]]:
         return self._run(lambda: self._set_pause(None))
+
+    def seat(self, names: Sequence[str], letters: bool) -> Future[dict[str, Any]]:
+        """Name the seats (a name left empty is the seat's compass point) and choose Fifty-Six's
+        letters; kept beside the journal for every match to come, and published at once."""
+        return self._run(lambda: self._set_seating(names, letters))
 
     def hold(self, device: str, message: str) -> Future[None]:
         """A device cannot go on: refuse events, and say why, until :meth:`release`."""
@@ -200,6 +212,8 @@ class Runtime:
             raise TableRefusal("no match has been started: start one first")
         self._applied = False
         outcome = self.controller.submit(raw)
+        if outcome.violation is not None:  # with its sentence, as the WebSocket tells it
+            outcome = replace(outcome, violation=self._public_violation(outcome.violation))
         return Result(outcome, outcome.accepted and self._applied, self.seq, self.public_table())
 
     def _check_open(self) -> None:
@@ -220,9 +234,11 @@ class Runtime:
         if not 0 <= new_seat < hand.players:
             raise BadCommand(f"'seat' must be a seat from 0 to {hand.players - 1}, not {new_seat}")
         if (new_seat, new) == (old_seat, old.card):
-            raise BadCommand(f"seat {old_seat} played {new} already: there is nothing to correct")
+            raise BadCommand(f"{self.seat_name(old_seat)} played {new} already: there is nothing to correct")
         if not (hand.holds(new_seat, new) or (new_seat == old_seat and new == old.card)):
-            raise BadCommand(f"seat {new_seat} does not hold {new}: the correction would not replace {old.card}")
+            raise BadCommand(
+                f"{self.seat_name(new_seat)} does not hold {new}: the correction would not replace {old.card}"
+            )
         undone = self._submit({"type": "undo", "note": CORRECTION})
         if not undone.outcome.accepted:
             return undone
@@ -278,6 +294,24 @@ class Runtime:
                 f"the table {now}: free some space (or fix the disk) and try again"
             ) from None
         self.paused = reason
+        snapshot = self.public_snapshot()
+        self._tell(snapshot)
+        return snapshot
+
+    def _set_seating(self, names: Sequence[str], letters: bool) -> dict[str, Any]:
+        try:
+            seating = Seating(check_names(names), letters)
+        except SeatNameError as exc:
+            raise BadCommand(str(exc)) from None
+        path = seating_path(self.journal.path)
+        try:
+            save_seating(path, seating)
+        except OSError as exc:
+            raise JournalUnavailable(
+                f"cannot keep the seats' names beside the journal ({path}): {exc.strerror or exc}; "
+                "nothing changed: free some space (or fix the disk) and try again"
+            ) from None
+        self.seating = seating
         snapshot = self.public_snapshot()
         self._tell(snapshot)
         return snapshot
@@ -350,10 +384,27 @@ class Runtime:
             "paused": self.paused,
             "holds": [{"device": d, "message": m} for d, m in sorted(self.holds.items())],
             "devices": dict(self.devices),
+            "seating": self.seating.to_json(),  # as chosen; the state's seat_names fill in the rest
         }
         if referee is None:
             return table | {"game": None, "hand": None}
-        return table | public_state(referee)
+        return table | public_state(referee, self.words())
+
+    def words(self) -> Words | None:
+        """How the table names things now (its seats, its game's calls), for anything said about it."""
+        referee = self.controller.referee
+        return table_words(referee, self.seating.names, self.seating.letters) if referee is not None else None
+
+    def seat_name(self, seat: int) -> str:
+        """A seat as the page names it (the players' name for it, else its compass point)."""
+        words = self.words()
+        return words.seats(seat) if words is not None and 0 <= seat < len(words.seats.names) else f"seat {seat}"
+
+    def _public_violation(self, found: dict[str, Any] | None) -> dict[str, Any] | None:
+        referee, words = self.controller.referee, self.words()
+        if referee is None or words is None or found is None:
+            return found
+        return violation_of(referee, found, words)
 
     def public_snapshot(self) -> dict[str, Any]:
         return {"type": "snapshot", "seq": self.seq, "state": self.public_table()}
@@ -368,7 +419,7 @@ class Runtime:
             "type": "update",
             "seq": self.seq,
             "event": public_event(referee.match.game.name, update.event, applied=self._applied),
-            "violation": update.violation,
+            "violation": self._public_violation(update.violation),
             "state": self.public_table(),
         }
         self._tell(message)

@@ -29,6 +29,7 @@ from api.schemas import (
     JokerSwapBody,
     PauseBody,
     PlayBody,
+    SeatingBody,
 )
 from controller.runtime import Result
 
@@ -135,3 +136,11 @@ async def pause(request: Request, body: PauseBody | None = None) -> dict[str, An
 async def resume(request: Request) -> dict[str, Any]:
     """Resume a paused table."""
     return await done(runtime_of(request).resume())
+
+
+@router.post("/seating", dependencies=CONTROL, responses=refusals(401, 413, 422, 503))
+async def seating(request: Request, body: SeatingBody) -> dict[str, Any]:
+    """Name the seats (and choose Fifty-Six's card letters) for every screen at the table: the page,
+    its alerts, the violations' sentences. Kept beside the journal for the matches to come; answers
+    the table's new snapshot. A name that cannot be used is a 422 naming the seat."""
+    return await done(runtime_of(request).seat(body.names, body.letters))

@@ -26,6 +26,7 @@ ACTIONS = [
     ("/api/correct", {"card": "AS"}),
     ("/api/pause", {"reason": "tea"}),
     ("/api/resume", None),
+    ("/api/seating", {"names": ["Anna"]}),
 ]
 
 

@@ -130,7 +130,7 @@ def test_a_correction_replaces_the_last_card_and_is_journalled_as_such(client, r
     first, second = deal["hands"][1][:2]
     assert client.post("/api/plays", json={"seat": 1, "card": first}, headers=AUTH).status_code == 200
     refused = client.post("/api/correct", json={"card": deal["hands"][2][0]}, headers=AUTH)
-    assert refused.status_code == 422 and "seat 1 does not hold" in refused.json()["detail"]
+    assert refused.status_code == 422 and "East does not hold" in refused.json()["detail"]  # the seat's name
     answer = client.post("/api/correct", json={"card": second}, headers=AUTH)
     assert answer.status_code == 200, answer.text
     assert answer.json()["state"]["hand"]["trick"] == [{"seat": 1, "card": second}]
