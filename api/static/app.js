@@ -1,22 +1,37 @@
-// The page's glue: the token, the live state, and drawing it. See docs/api.md for the API.
+// The page's glue: its mode, the token, the live state, and drawing it. See docs/live-table.md.
+//
+// Two modes. "control": this device has the control token and enters calls (the Setup button
+// gives the token). "display": a TV or any device without the token; it shows the table, fills
+// the screen, and never asks for anything. /#display forces it even where the token is kept.
 
 import { getToken, read, takeTokenFromUrl } from "./api.js";
-import { useSheetLetters } from "./cards.js";
 import { renderControls } from "./controls.js";
+import { watchFelt } from "./layout.js";
 import { connect } from "./live.js";
 import { render, renderMatches, showAlert } from "./render.js";
 import { initSetup } from "./setup.js";
 
 let state = null;
 let readingClosed = false;
+const forcedDisplay = /(?:^#|&)display(?:&|$)/.test(location.hash);
+
+function mode() {
+  return forcedDisplay || !getToken() ? "display" : "control";
+}
+
+function applyMode() {
+  document.body.dataset.mode = mode();
+  document.getElementById("open-setup").hidden = forcedDisplay;
+}
 
 function draw() {
   if (!state) return;
   render(state);
-  renderControls(state, say);
+  if (mode() === "control") renderControls(state, say);
+  else document.getElementById("controls-panel").hidden = true;
 }
 
-/** A refusal or violation from an action entered here, in words. */
+/** A refusal of an action entered here, in words: it stays until the table goes on. */
 function say(text, refused = false) {
   showAlert(text ? (refused ? `Refused: ${text}` : text) : null);
 }
@@ -37,25 +52,32 @@ function onState(next, seq) {
   draw();
 }
 
-function onViolation(violation) {
-  // A violation stays on screen until the next event: the table has to see it.
-  showAlert(violation ? violation.message : null);
+/** A violation stays on screen, as a refusal does, until the table goes on: until an event of
+ * the match (not a device's status) is recorded without one. */
+function onUpdate(message) {
+  if (message.violation) showAlert(message.violation.text ?? message.violation.message);
+  else if (message.event?.type !== "status") showAlert(null);
 }
 
-function onLink(text, up) {
-  const link = document.getElementById("link");
-  link.textContent = text;
-  link.classList.toggle("up", up);
+function onLink(link, text) {
+  document.body.dataset.link = link;
+  const badge = document.getElementById("link");
+  badge.textContent = text;
+  badge.classList.toggle("up", link === "live");
+  document.getElementById("offline").hidden = link !== "lost";
 }
 
 takeTokenFromUrl();
-const setup = initSetup({
+applyMode();
+watchFelt(document.getElementById("table"));
+initSetup({
   onStarted: () => refreshMatches(),
-  onLetters: (on) => {
-    useSheetLetters(on);
+  onToken: () => {
+    applyMode();
     draw();
+    showQr();
   },
-  onToken: () => showQr(),
+  table: () => state,
 });
 
 async function showQr() {
@@ -76,7 +98,6 @@ try {
 } catch {
   readingClosed = true; // the WebSocket then needs the token in its query
 }
-const live = connect({ onState, onViolation, onLink, tokenInQuery: () => readingClosed });
+const live = connect({ onState, onUpdate, onLink, tokenInQuery: () => readingClosed });
 document.getElementById("token").addEventListener("change", () => live.reconnect());
 refreshMatches();
-if (!getToken()) setup.open();

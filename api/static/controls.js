@@ -3,7 +3,7 @@
 // (hand.legal); a play is "play" with no list, since a list of legal cards would show the hand.
 
 import { act } from "./api.js";
-import { callText, label, suitName, suitSymbol } from "./cards.js";
+import { label, rankFace, suitName, suitSymbol } from "./cards.js";
 import { seatName } from "./seats.js";
 
 const RANKS = {
@@ -11,6 +11,14 @@ const RANKS = {
   "fifty-six": "J9ATKQ",
 };
 const ALL_RANKS = "AKQJT98765432";
+// What the seat to act is asked, after its name.
+const ASKS = {
+  call: "to call",
+  declare: "names trumps",
+  discard: "lays away",
+  "joker-swap": "swaps a joker or keeps it",
+  play: "to play",
+};
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -35,17 +43,14 @@ export function renderControls(state, say) {
   const n = state.players;
   const hand = state.hand;
   const legal = hand?.legal;
-  const send = (path, body) =>
-    act(path, body).then(
-      (answer) => say(answer.violation ? answer.violation.message : ""),
-      (error) => say(error.message, true),
-    );
+  // A violation is said by the update that records it (live.js); a refusal only here.
+  const send = (path, body) => act(path, body).catch((error) => say(error.message, true));
 
   if (!hand || hand.phase === "over") {
     const dealer = el("select");
     dealer.id = "dealer";
     dealer.append(new Option("next in turn", ""));
-    for (let s = 0; s < n; s++) dealer.append(new Option(seatName(s, n), String(s)));
+    for (let s = 0; s < n; s++) dealer.append(new Option(seatName(state, s), String(s)));
     const row = el("div", "row");
     row.append(el("label", "", "Dealer "), dealer);
     row.append(
@@ -55,20 +60,20 @@ export function renderControls(state, say) {
   }
 
   if (legal) {
-    const who = legal.seat !== null ? seatName(legal.seat, n) : "the joker's holder";
-    box.append(el("h3", "", `${who}: ${legal.type}`));
+    const who = legal.seat !== null ? seatName(state, legal.seat) : "the joker's holder";
+    const asks = legal.type === "declare" && legal.declarations[0]?.direction ? "says high or low" : ASKS[legal.type];
+    box.append(el("h3", "", `${who} ${asks ?? legal.type}`));
     const row = el("div", "choices");
     row.dataset.choices = legal.type;
     if (legal.type === "call") {
-      for (const call of legal.calls) {
-        const b = button(callText(call), () => send("/api/calls", { seat: legal.seat, call }));
+      legal.calls.forEach((call, i) => {
+        const b = button(legal.words?.[i] ?? call, () => send("/api/calls", { seat: legal.seat, call }));
         b.dataset.call = call;
         row.append(b);
-      }
+      });
     } else if (legal.type === "declare") {
-      for (const d of legal.declarations) {
-        const text = d.trump ? `${suitSymbol(d.trump)} ${suitName(d.trump)}` : d.direction;
-        row.append(button(text, () => send("/api/declare", { seat: legal.seat, ...d })));
+      for (const { words, ...d } of legal.declarations) {
+        row.append(button(words ?? d.trump ?? d.direction, () => send("/api/declare", { seat: legal.seat, ...d })));
       }
     } else if (legal.type === "discard") {
       // The declarer's cards are hidden from the page; whoever enters them types them.
@@ -79,7 +84,7 @@ export function renderControls(state, say) {
       const input = el("input");
       input.placeholder = "kitty card taken";
       const seat = el("select");
-      for (let s = 0; s < n; s++) seat.append(new Option(`holder: ${seatName(s, n)}`, String(s)));
+      for (let s = 0; s < n; s++) seat.append(new Option(`holder: ${seatName(state, s)}`, String(s)));
       row.append(
         el("span", "", `${label(legal.joker)}:`),
         seat,
@@ -137,9 +142,9 @@ function cardPicker(game, onPick, verb) {
     event.currentTarget.classList.add("chosen");
     setter(value);
     go.disabled = !(rank && suit);
-    go.textContent = rank && suit ? `${verb}: ${label(rank + suit, game)}` : verb;
+    go.textContent = rank && suit ? `${verb}: ${label(rank + suit)}` : verb;
   };
-  for (const r of RANKS[game] ?? ALL_RANKS) ranks.append(button(r === "T" ? "10" : r, pick(ranks, r, (v) => (rank = v))));
+  for (const r of RANKS[game] ?? ALL_RANKS) ranks.append(button(rankFace(r), pick(ranks, r, (v) => (rank = v))));
   for (const s of "SHDC") {
     const b = button(suitSymbol(s), pick(suits, s, (v) => (suit = v)), s === "H" || s === "D" ? "red" : "black");
     b.setAttribute("aria-label", suitName(s));

@@ -1,21 +1,29 @@
-// Drawing the public state (engine/view.py's public_state) into the page. Every card drawn
-// here comes from the state: the trick, the finished tricks, and the hand record once the
-// hand has ended. Nothing else is a card.
+// Drawing the public state (engine/view.py's public_state) into the page. Every card drawn here
+// comes from the state: the trick, the finished tricks, and the hand record once the hand has
+// ended. Every name and call comes in words with the state too (seat_names, *_words, a
+// violation's text): the page shows them as they are, so it says what the terminal says.
 
-import { callText, cardElement, label, suitName, suitSymbol } from "./cards.js";
+import { cardElement, useFaces } from "./cards.js";
 import { gameTitle } from "./games.js";
-import { seatLong, seatName, seatPosition, teamName } from "./seats.js";
+import { layoutFelt } from "./layout.js";
+import { seatName, seatShort, teamName } from "./seats.js";
 
 const $ = (id) => document.getElementById(id);
 
-function el(tag, className, text) {
+export function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
 }
 
+/** "1 card", "5 cards". */
+export function count(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function render(state) {
+  useFaces(state.card_faces);
   const hand = state.hand;
   $("title").textContent = state.game ? gameTitle(state.game) + (hand ? ` · hand ${hand.number}` : "") : "Croupier";
   $("standing").textContent = state.match?.over ? `Match over: ${winnerText(state)} won` : "";
@@ -58,6 +66,14 @@ function players(state) {
   return state.players ?? 4;
 }
 
+// What the seat to act is doing, for its badge on the felt.
+const TURN = { auction: "to call", declare: "to name trumps", discard: "to lay away", "joker-swap": "to answer" };
+
+function turnTag(hand) {
+  if (hand.phase === "play") return hand.trick.length === 0 ? "to lead" : "to play";
+  return TURN[hand.phase] ?? "to act";
+}
+
 function renderTable(state) {
   const felt = $("table");
   felt.replaceChildren();
@@ -65,41 +81,16 @@ function renderTable(state) {
   felt.dataset.players = n;
   const hand = state.hand;
   if (!state.game) {
-    felt.append(el("p", "empty", "No match yet: open Setup to start one."));
+    const setupHint = document.body.dataset.mode === "control" ? "No match yet: open Setup to start one." : "No match yet.";
+    felt.append(el("p", "empty", setupHint));
     return;
   }
-  for (let seat = 0; seat < n; seat++) {
-    const pos = seatPosition(seat, n, 38);
-    const box = el("div", "seat");
-    box.dataset.seat = seat;
-    box.style.left = `${pos.x}%`;
-    box.style.top = `${pos.y}%`;
-    const name = el("div", "seat-name", seatName(seat, n));
-    box.append(name);
-    if (n === 4) box.append(el("div", "seat-number", `seat ${seat}`));
-    if (hand) {
-      const inPlay = hand.seats.includes(seat);
-      if (!inPlay) box.classList.add("out");
-      if (hand.to_act === seat) box.classList.add("to-act");
-      if (hand.declarer === seat) box.classList.add("declarer");
-      const tags = [];
-      if (hand.dealer === seat) tags.push("dealer");
-      if (hand.declarer === seat) tags.push("declarer");
-      if (hand.to_act === seat) tags.push("to play");
-      if (tags.length) box.append(el("div", "tags", tags.join(" · ")));
-      const facts = inPlay ? `${hand.cards_held[seat]} cards · ${hand.tricks_won[seat] ?? 0} tricks` : "sits out";
-      box.append(el("div", "facts", inPlay && hand.tricks_won.length !== n ? `${hand.cards_held[seat]} cards` : facts));
-    }
-    felt.append(box);
-  }
+  for (let seat = 0; seat < n; seat++) felt.append(seatBox(state, seat));
   if (hand) {
-    // Each card of the trick in progress lies in front of the seat that played it.
+    // Each card of the trick in progress lies in front of the seat that played it (layout.js).
     for (const { seat, card } of hand.trick) {
-      const pos = seatPosition(seat, n, 20);
-      const c = cardElement(card, state.game, "in-trick");
+      const c = cardElement(card, "in-trick");
       c.dataset.seat = seat;
-      c.style.left = `${pos.x}%`;
-      c.style.top = `${pos.y}%`;
       felt.append(c);
     }
     const centre = el("div", "centre");
@@ -110,17 +101,42 @@ function renderTable(state) {
     }
     felt.append(centre);
   }
+  layoutFelt(felt);
+}
+
+function seatBox(state, seat) {
+  const hand = state.hand;
+  const box = el("div", "seat");
+  box.dataset.seat = seat;
+  box.append(el("div", "seat-name", seatName(state, seat)));
+  if (!hand) return box;
+  const inPlay = hand.seats.includes(seat);
+  if (!inPlay) box.classList.add("out");
+  if (hand.to_act === seat) box.classList.add("to-act");
+  if (hand.declarer === seat) box.classList.add("declarer");
+  const tags = [];
+  if (hand.dealer === seat) tags.push("dealer");
+  if (hand.declarer === seat) tags.push("declarer");
+  if (hand.to_act === seat) tags.push(turnTag(hand));
+  if (tags.length) box.append(el("div", "tags", tags.join(" · ")));
+  let facts = "sits out";
+  if (inPlay) {
+    facts = count(hand.cards_held[seat], "card");
+    // Tricks per seat where each plays for himself (Nap); partnerships count theirs in the score.
+    if (hand.tricks_won.length === players(state)) facts += ` · ${count(hand.tricks_won[seat] ?? 0, "trick")}`;
+  }
+  box.append(el("div", "facts", facts));
+  return box;
 }
 
 function phaseText(state) {
   const hand = state.hand;
-  const n = players(state);
-  const who = hand.to_act !== null ? seatName(hand.to_act, n) : "";
+  const who = hand.to_act !== null ? seatName(state, hand.to_act) : "";
   switch (hand.phase) {
     case "auction":
       return `Auction: ${who} to call`;
     case "declare":
-      return `${who} names trumps`;
+      return `${who} names ${state.game === "bid-whist" && /no$/.test(hand.contract ?? "") ? "high or low" : "trumps"}`;
     case "discard":
       return `${who} lays away ${hand.legal?.count ?? ""} cards`;
     case "play":
@@ -140,42 +156,38 @@ function renderContract(state) {
     box.textContent = state.game ? "Waiting for the deal" : "—";
     return;
   }
-  const n = players(state);
-  const lines = [];
-  lines.push(["Dealer", seatName(hand.dealer, n)]);
-  if (hand.contract) lines.push(["Contract", callText(hand.contract)]);
-  if (hand.declarer !== null) lines.push(["Declarer", seatLong(hand.declarer, n)]);
-  if (hand.trump) lines.push(["Trumps", `${suitSymbol(hand.trump)} ${suitName(hand.trump)}`]);
-  if (hand.direction) lines.push(["Direction", hand.direction]);
-  for (const a of hand.declarer_actions) {
-    if (a.type === "discard") lines.push(["Laid away", `${a.count} cards by ${seatName(a.seat, n)}`]);
-    if (a.type === "joker-swap") {
-      lines.push(["Joker swap", a.took_card ? `${seatName(a.seat, n)} gave up ${label(a.joker)}` : "declined"]);
-    }
-  }
+  const lines = [["Dealer", seatName(state, hand.dealer)]];
+  if (hand.contract) lines.push(["Contract", hand.contract_words ?? hand.contract]);
+  if (hand.declarer !== null) lines.push(["Declarer", seatName(state, hand.declarer)]);
+  if (hand.trump_words) lines.push(["Trumps", hand.trump_words]);
   const dl = el("dl", "facts-list");
   for (const [k, v] of lines) {
     dl.append(el("dt", "", k), el("dd", k === "Trumps" && /[HD]/.test(hand.trump) ? "red" : "", v));
   }
   box.append(dl);
+  // What the declarer (or a joker's holder) did since, in words: "North laid away 6 cards".
+  for (const a of hand.declarer_actions) {
+    if (a.type !== "declare") box.append(el("p", "declarer-action", a.words));
+  }
 }
 
 function renderAuction(state) {
   const list = $("auction");
   list.replaceChildren();
-  const n = players(state);
-  for (const { seat, call } of state.hand?.auction ?? []) {
+  for (const { seat, call, words } of state.hand?.auction ?? []) {
     const item = el("li");
-    item.append(el("span", "who", seatName(seat, n)), el("span", "call", callText(call)));
+    item.append(el("span", "who", seatName(state, seat)), " ", el("span", "call", words ?? call));
     list.append(item);
   }
   if (!list.children.length) list.append(el("li", "muted", "no calls yet"));
 }
 
-function sides(state, values) {
-  const n = players(state);
-  // Two numbers are the two teams (even seats, odd seats); one per seat otherwise (Nap).
-  return values.map((v, i) => [values.length === n ? seatName(i, n) : teamName(i, n), v]);
+/** The score table's columns: one per seat where each plays for himself (Nap), else the two teams. */
+function sides(state) {
+  const byTeam = state.game !== "nap";
+  const width = byTeam ? 2 : players(state);
+  // One column per seat is narrow: a compass point goes by its initials there.
+  return Array.from({ length: width }, (_, i) => (byTeam ? teamName(state, i) : seatShort(state, i)));
 }
 
 function renderScore(state) {
@@ -183,18 +195,18 @@ function renderScore(state) {
   box.replaceChildren();
   const m = state.match;
   if (!m) return;
-  const table = el("table", "scores");
-  const head = el("tr");
-  head.append(el("th", "", ""));
+  const names = sides(state);
   const rows = [];
   const hand = state.hand;
-  if (hand?.tricks_won?.length) rows.push(["Tricks", hand.tricks_won]);
-  if (hand?.points) rows.push(["Points", hand.points]);
+  if (hand?.tricks_won?.length === names.length) rows.push(["Tricks", hand.tricks_won]);
+  if (hand?.points?.length === names.length) rows.push(["Points", hand.points]);
   if (m.horses) rows.push(["Horses against", m.horses]);
   if (m.chips) rows.push(["Chips", m.chips]);
   else rows.push([state.game === "nap" ? "Balance" : "Score", m.score]);
-  const width = Math.max(...rows.map(([, v]) => v.length));
-  for (const [name] of sides(state, rows.find(([, v]) => v.length === width)[1])) head.append(el("th", "", name));
+  const table = el("table", names.length > 3 ? "scores many" : "scores");
+  const head = el("tr");
+  head.append(el("th", "", ""));
+  for (const name of names) head.append(el("th", "side-name", name));
   table.append(head);
   for (const [name, values] of rows) {
     const tr = el("tr");
@@ -211,25 +223,23 @@ function renderScore(state) {
 function winnerText(state) {
   const w = state.match.winner;
   if (w === null || w === undefined) return "nobody";
-  const n = players(state);
-  return state.match.score.length === n ? seatName(w, n) : teamName(w, n);
+  return state.game === "nap" ? seatName(state, w) : teamName(state, w);
 }
 
 function renderTricks(state) {
   const box = $("tricks");
   box.replaceChildren();
-  const n = players(state);
   const tricks = state.hand?.tricks ?? [];
   tricks.forEach((trick, i) => {
     const row = el("div", "trick-row");
     row.append(el("span", "trick-number", `${i + 1}`));
     for (const { seat, card } of trick.cards) {
       const cell = el("span", "played");
-      cell.append(el("span", "who", seatName(seat, n)), cardElement(card, state.game, "small"));
+      cell.append(el("span", "who", seatShort(state, seat)), cardElement(card, "small"));
       if (trick.winner === seat) cell.classList.add("won");
       row.append(cell);
     }
-    row.append(el("span", "winner", trick.winner !== null ? `won by ${seatName(trick.winner, n)}` : ""));
+    row.append(el("span", "winner", trick.winner !== null ? `won by ${seatName(state, trick.winner)}` : ""));
     box.append(row);
   });
   if (!tricks.length) box.append(el("p", "muted", "none yet"));
@@ -240,7 +250,7 @@ function renderViolations(state) {
   list.replaceChildren();
   const violations = state.hand?.violations ?? [];
   $("violations-panel").hidden = violations.length === 0;
-  for (const v of violations) list.append(el("li", "", v.message));
+  for (const v of violations) list.append(el("li", "", v.text ?? v.message));
 }
 
 function renderResult(state) {
@@ -249,35 +259,41 @@ function renderResult(state) {
   box.hidden = !(hand && hand.phase === "over");
   box.replaceChildren();
   if (box.hidden) return;
-  box.append(el("h2", "", `Hand ${hand.number}: ${hand.result ?? "over"}`));
+  const what = hand.contract_words ? `${hand.contract_words}, ${hand.result ?? "over"}` : (hand.result ?? "over");
+  box.append(el("h2", "", `Hand ${hand.number}: ${what}`));
   if (hand.score) {
-    const parts = sides(state, hand.score).map(([who, v]) => `${who} ${v > 0 ? "+" : ""}${v}`);
+    const names = sides(state);
+    const parts = hand.score.map((v, i) => `${names[i]} ${v > 0 ? "+" : ""}${v}`);
     box.append(el("p", "hand-score", parts.join(" · ")));
   }
 }
 
 function renderRecord(state) {
   const record = state.hand?.record;
-  const panel = $("record-panel");
-  panel.hidden = !record;
+  $("record-panel").hidden = !record;
   const box = $("record");
   box.replaceChildren();
   if (!record) return;
-  const n = players(state);
   record.hands.forEach((cards, seat) => {
+    if (!cards.length) return; // a seat that sat out
     const row = el("div", "record-row");
-    row.append(el("span", "who", seatName(seat, n)));
-    for (const c of cards) row.append(cardElement(c, state.game, "small"));
+    row.append(el("span", "who", seatName(state, seat)));
+    const hand = el("span", "cards");
+    for (const c of cards) hand.append(cardElement(c, "small"));
+    row.append(hand);
     box.append(row);
   });
   if (record.rest.length) {
     const row = el("div", "record-row");
     row.append(el("span", "who", "Rest"));
-    for (const c of record.rest) row.append(cardElement(c, state.game, "small"));
+    const rest = el("span", "cards");
+    for (const c of record.rest) rest.append(cardElement(c, "small"));
+    row.append(rest);
     box.append(row);
   }
 }
 
+/** The match's earlier hands, the latest first (a TV shows as many as fit). */
 function renderHistory(state) {
   const box = $("history");
   box.replaceChildren();
@@ -290,16 +306,26 @@ function renderHistory(state) {
   const head = el("tr");
   for (const h of ["Hand", "Dealer", "Contract", "Declarer", "Result", "Score"]) head.append(el("th", "", h));
   table.append(head);
-  const n = players(state);
-  hands.forEach((h, i) => {
+  const names = sides(state);
+  for (let i = hands.length - 1; i >= 0; i--) {
+    const h = hands[i];
     const tr = el("tr");
-    const score = h.score ? sides(state, h.score).map(([who, v]) => `${who} ${v}`).join(", ") : "—";
-    for (const v of [i + 1, seatName(h.dealer, n), h.contract ? callText(h.contract) : "—",
-      h.declarer !== null ? seatName(h.declarer, n) : "—", h.result ?? "—", score]) {
-      tr.append(el("td", "", String(v)));
+    const score = h.score ? h.score.map((v, k) => `${names[k]} ${v}`).join(", ") : "—";
+    const cells = [
+      ["Hand", i + 1],
+      ["Dealer", seatName(state, h.dealer)],
+      ["Contract", h.contract_words ?? h.contract ?? "—"],
+      ["Declarer", h.declarer !== null ? seatName(state, h.declarer) : "—"],
+      ["Result", h.result ?? "—"],
+      ["Score", score],
+    ];
+    for (const [name, v] of cells) {
+      const td = el("td", "", String(v));
+      td.dataset.label = name; // a phone shows each hand as a card of labelled lines
+      tr.append(td);
     }
     table.append(tr);
-  });
+  }
   box.append(table);
 }
 
@@ -309,7 +335,7 @@ export function renderMatches(matches) {
   const list = el("ul", "matches");
   for (const m of matches.slice().reverse()) {
     const item = el("li");
-    const link = el("a", "", `Match ${m.id}: ${gameTitle(m.game)}, ${m.players} players, ${m.events} ${m.events === 1 ? "event" : "events"}`);
+    const link = el("a", "", `Match ${m.id}: ${gameTitle(m.game)}, ${m.players} players, ${count(m.events, "event")}`);
     link.href = `/api/matches/${m.id}/log`;
     link.target = "_blank";
     item.append(link, el("span", "muted", ` ${m.created.slice(0, 16).replace("T", " ")}${m.current ? " · at the table" : ""}`));
@@ -319,7 +345,7 @@ export function renderMatches(matches) {
   box.append(list);
 }
 
-/** The alert banner: a violation's message in words, as loud as the buzzer. */
+/** The alert banner: a violation's sentence or a refusal, as loud as the buzzer. */
 export function showAlert(text) {
   const box = $("alert");
   box.hidden = !text;

@@ -1,27 +1,23 @@
-// Seat names and teams. Seats are numbered from 0 clockwise; with four, N E S W (docs/games.md).
+// Seat and team names, as the server names them (state.seat_names, engine/seat_names.py): the
+// names the players chose in Setup, else the compass points. The page never makes up a name, so
+// it says what the terminal, the mat and the violations say.
 
-const COMPASS = ["N", "E", "S", "W"];
-
-export function seatName(seat, players) {
+export function seatName(state, seat) {
   if (seat === null || seat === undefined) return "—";
-  return players === 4 ? COMPASS[seat] : `Seat ${seat}`;
+  return state.seat_names?.names?.[seat] ?? `seat ${seat}`;
 }
 
-/** "N (seat 0)" for four; "Seat 3" otherwise: violation messages speak of seat numbers. */
-export function seatLong(seat, players) {
-  return players === 4 ? `${COMPASS[seat]} (seat ${seat})` : `Seat ${seat}`;
+/** The seat's name where room is short (a list of tricks): a compass point by its initials. */
+export function seatShort(state, seat) {
+  return state.seat_names?.short?.[seat] ?? seatName(state, seat);
 }
 
-/** Team 0 is the even seats. */
-export function teamName(team, players) {
-  if (players === 4) return team === 0 ? "N–S" : "E–W";
-  const seats = [];
-  for (let s = team; s < players; s += 2) seats.push(s);
-  return `Team ${seats.join("·")}`;
+/** Team 0 is the even seats, team 1 the odd ones. */
+export function teamName(state, team) {
+  return state.seat_names?.teams?.[team] ?? `team ${team}`;
 }
 
-/** Where a seat sits around the oval, N at the top, clockwise (percent of the felt). */
-export function seatPosition(seat, players, radius = 50) {
-  const angle = -Math.PI / 2 + (2 * Math.PI * seat) / players;
-  return { x: 50 + radius * Math.cos(angle), y: 50 + radius * Math.sin(angle) };
+/** Where a seat sits around the table, as an angle: seat 0 at the top, then clockwise. */
+export function seatAngle(seat, players) {
+  return -Math.PI / 2 + (2 * Math.PI * seat) / players;
 }

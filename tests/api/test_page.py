@@ -15,6 +15,7 @@ def test_the_page_and_its_modules_are_served(client):
         "cards.js",
         "controls.js",
         "games.js",
+        "layout.js",
         "live.js",
         "render.js",
         "seats.js",

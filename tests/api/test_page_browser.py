@@ -20,20 +20,10 @@ import pytest
 
 from engine.actions import Call, Play
 from engine.hand import Hand, Phase
+from tests.api.browser import ARGS, CHROMIUM
 from tests.api.conftest import AUTH, TOKEN
 from tests.api.driver import apply_deal, mirror, mirror_action, request_for, shuffled_deal
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SEED = 7  # a deal where a contract is played and a seat can revoke
 
@@ -113,7 +103,7 @@ def test_the_page_follows_a_hand_and_shows_no_hidden_card(server: str, page: Any
     seat = hand.to_act
     page.click('[data-choices=call] button[data-call="5"]')
     page.wait_for_function("s => Number(document.body.dataset.seq) > s", arg=dealt["seq"])
-    assert http.get("/api/table").json()["hand"]["auction"] == [{"seat": seat, "call": "5"}]
+    assert http.get("/api/table").json()["hand"]["auction"] == [{"seat": seat, "call": "5", "words": "5 poley"}]
     mirror_action(referee, seat, next(a for a in hand.legal_actions() if isinstance(a, Call) and a.text == "5"))
 
     revoked = False
@@ -127,8 +117,8 @@ def test_the_page_follows_a_hand_and_shows_no_hidden_card(server: str, page: Any
             seen.add(card)
             body = sync(http.post("/api/plays", json={"seat": seat, "card": card}))
             mirror_action(referee, seat, Play(wrong[0]))
-            message = body["violation"]["message"]
-            assert "must follow" in message
+            message = body["violation"]["text"]  # the sentence, in the seats' names
+            assert message.endswith("must follow suit") and "seat " not in message
             alert = page.locator("#alert")
             assert alert.is_visible() and alert.inner_text() == message
             assert message in page.inner_text("#violations")
