@@ -249,7 +249,7 @@ def _cards_read(rig: CameraRig, frames: Iterator[np.ndarray], person: CardPlacer
     best = _watch_zones(frames, observer, seats)
     unread = [zone for zone in seats if best.get(zone, (None, 0.0))[0] is None]
     if not unread:
-        yield passed(GROUP, "cards read", ", ".join(f"{zone}: {best[zone][0]}" for zone in seats))
+        yield _judged({zone: str(best[zone][0]) for zone in seats}, person)
         return
     yield failed(
         GROUP,
@@ -257,6 +257,19 @@ def _cards_read(rig: CameraRig, frames: Iterator[np.ndarray], person: CardPlacer
         "; ".join(_unread(zone, best.get(zone)) for zone in unread),
         "put each card face up, whole, inside its zone; light the mat evenly, without glare on the cards",
     )
+
+
+def _judged(reads: dict[str, str], person: CardPlacer) -> Finding:
+    """Every zone read: right, unless the person who put the cards down says otherwise."""
+    text = ", ".join(f"{zone}: {card}" for zone, card in reads.items())
+    if person.read_right(reads) is False:
+        return failed(
+            GROUP,
+            "cards read",
+            f"read {text}, which are not the cards put down",
+            "light the mat evenly, without glare; focus the camera; lower it if the indices are small",
+        )
+    return passed(GROUP, "cards read", text)
 
 
 def _watch_zones(

@@ -15,7 +15,7 @@ from pathlib import Path
 from controller.devices import mat_layout
 from controller.doctor.camera_checks import CameraRig, check_camera
 from controller.doctor.dealer_checks import DealerRig, check_dealer
-from controller.doctor.findings import Finding, skipped
+from controller.doctor.findings import Finding, failed, skipped
 from controller.doctor.panel_checks import PanelRig, check_panel
 from controller.doctor.person import CardPlacer, PanelTester, Person
 from controller.doctor.system_checks import SystemRig, check_system, kernel_clock_synchronised
@@ -55,7 +55,11 @@ def _dealer(settings: Settings, visit: Visit, resources: ExitStack) -> Iterator[
     if port == "sim":
         from controller.doctor.simulated import simulated_dealer
 
-        port, user = resources.enter_context(simulated_dealer(settings.table.game)), None
+        try:
+            port, user = resources.enter_context(simulated_dealer(settings.table.game)), None
+        except OSError as exc:  # no pseudo-terminals here (a container without /dev/pts)
+            yield failed("dealer", "port", f"the simulated dealing machine cannot start: {exc}", "mount /dev/pts")
+            return
     yield from check_dealer(DealerRig(port, settings.dealer.baud, user, visit.handshake_s))
 
 

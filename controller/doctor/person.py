@@ -18,6 +18,10 @@ class CardPlacer(Protocol):
         """Put one card face up in each of these zones of the mat."""
         ...
 
+    def read_right(self, reads: dict[str, str]) -> bool | None:
+        """Whether the cards read (by zone) are the cards put down."""
+        ...
+
 
 class PanelTester(Protocol):
     def press(self, button: str, pin: int) -> bool | None:
@@ -39,6 +43,9 @@ class NobodyThere:
     def place_cards(self, zones: list[str]) -> bool | None:
         return None
 
+    def read_right(self, reads: dict[str, str]) -> bool | None:
+        return None
+
     def press(self, button: str, pin: int) -> bool | None:
         return None
 
@@ -57,11 +64,17 @@ class TerminalPerson:
         answer = self._line()
         return None if answer is None or answer.startswith("s") else True
 
+    def read_right(self, reads: dict[str, str]) -> bool | None:
+        return self._yes_or_no(f"Read {', '.join(f'{zone}: {card}' for zone, card in reads.items())}. Right?")
+
     def press(self, button: str, pin: int) -> bool | None:
         self._say(f"Press the {button.upper()} button (GPIO{pin}) now.\n")
         return True
 
     def confirm(self, question: str, pin: int) -> bool | None:
+        return self._yes_or_no(question)
+
+    def _yes_or_no(self, question: str) -> bool | None:
         while True:
             self._say(f"{question} [y/n] ")
             answer = self._line()

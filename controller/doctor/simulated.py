@@ -62,13 +62,17 @@ class SceneHands:
 
     def __init__(self, scene: TableScene) -> None:
         self._scene = scene
+        self.placed: dict[str, str] = {}
 
     def place_cards(self, zones: list[str]) -> bool | None:
         seats = {z.name: z.seat for z in self._scene.layout.zones if z.seat is not None}
-        cards = [Card.from_str(code) for code in ("AS", "KH", "QD", "JC", "TS", "9H")]
-        for zone, card in zip(zones, cards, strict=False):
-            self._scene.put_down(seats[zone], card)
+        for zone, code in zip(zones, ("AS", "KH", "QD", "JC", "TS", "9H"), strict=False):
+            self._scene.put_down(seats[zone], Card.from_str(code))
+            self.placed[zone] = code
         return True
+
+    def read_right(self, reads: dict[str, str]) -> bool | None:
+        return reads == self.placed
 
 
 class MockFingers:

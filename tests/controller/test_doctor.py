@@ -255,11 +255,29 @@ def test_the_person_in_the_terminal_answers_on_stdin_and_is_asked_on_stderr():
     from controller.doctor.person import TerminalPerson
 
     asked = io.StringIO()
-    person = TerminalPerson(io.StringIO("\nmaybe\nY\nn\ns\n"), asked)
+    person = TerminalPerson(io.StringIO("\nmaybe\nY\nn\ns\nno\n"), asked)
     assert person.place_cards(["seat 1", "seat 2"]) is True
     assert person.confirm("Is it lit?", 17) is True  # "maybe" is asked again
     assert person.confirm("Is it lit?", 17) is False
     assert person.place_cards(["seat 1"]) is None  # s: skipped
+    assert person.read_right({"seat 1": "AS", "seat 2": "KH"}) is False
     assert person.confirm("Is it lit?", 17) is None  # the end of input: nobody there
     assert asked.getvalue().count("Is it lit? [y/n] ") == 4
+    assert "Read seat 1: AS, seat 2: KH. Right? [y/n] " in asked.getvalue()
     assert asked.getvalue().startswith("Put one card face up in each zone (seat 1, seat 2), then press Enter")
+
+
+def test_a_simulated_machine_that_cannot_start_is_a_finding_not_a_traceback(tmp_path, monkeypatch):
+    import simulators.serial_link
+
+    def no_pseudo_terminals():
+        raise OSError(19, "No such device")  # a container without /dev/pts
+
+    monkeypatch.setattr(simulators.serial_link.os, "openpty", no_pseudo_terminals)
+    settings = Settings(store={"path": tmp_path / "croupier.db"}, camera={"source": "none"})
+    dealer = [
+        f for f in examine(settings, Visit(NobodyThere(), clock_synchronised=synchronised)) if f.group == "dealer"
+    ]
+    assert [(f.check, f.status, f.detail) for f in dealer] == [
+        ("port", Status.FAIL, "the simulated dealing machine cannot start: [Errno 19] No such device")
+    ]

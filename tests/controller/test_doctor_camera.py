@@ -26,10 +26,16 @@ CARDS = ("AS", "KH", "7D", "QC")
 
 
 class PersonWhoPlacedThem:
-    """The cards are already in the recorded frames: the person says they are down."""
+    """The cards are already in the recorded frames: the person says they are down, and knows them."""
+
+    def __init__(self, cards=CARDS):
+        self.cards = cards
 
     def place_cards(self, zones):
         return True
+
+    def read_right(self, reads):
+        return reads == {f"seat {n + 1}": card for n, card in enumerate(self.cards)}
 
 
 def table_frame(with_mat=True, seats=(0, 1, 2, 3), seed=0):
@@ -93,6 +99,15 @@ def test_frames_without_the_mat_fail_with_no_markers_in_view(tmp_path):
         "the mat is not in view (fewer than two of its corner markers are seen)",
     )
     assert "zones fit" not in findings and "cards read" not in findings
+
+
+def test_cards_read_as_others_than_were_put_down_fail(tmp_path, good_frame):
+    person = PersonWhoPlacedThem(("AS", "KH", "7D", "QS"))  # the person put the queen of spades down
+    cards = camera_findings(recorded(tmp_path / "good", [good_frame] * 3), person)["cards read"]
+    assert (cards.status, cards.detail) == (
+        Status.FAIL,
+        "read seat 1: AS, seat 2: KH, seat 3: 7D, seat 4: QC, which are not the cards put down",
+    )
 
 
 def test_a_zone_without_a_card_fails_and_is_named(tmp_path):
