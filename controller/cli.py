@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from controller import cli_bench, cli_deal, cli_doctor, cli_journal, cli_vision  # noqa: F401  (they register their commands)
+from controller import cli_backup, cli_bench, cli_deal, cli_doctor, cli_journal, cli_vision  # noqa: F401  (they register their commands)
 from controller.cli_common import app, check_can_listen, console, fail, interrupt
 from controller.log_file import LogFileError, read_log_file
 from controller.render import print_report, report_in_words
@@ -145,13 +145,13 @@ def serve(
     API; resume the journal's match; print the control token once."""
     from contextlib import ExitStack
 
-    import uvicorn
-
     from api.app import create_app
     from api.auth import load_or_create_token, token_path
     from controller.devices import DeviceError, build_live_table
     from controller.runtime import Runtime
+    from controller.sd_notify import answers
     from controller.server_limits import ServerLimits, TooFewOpenFiles, fewer_connections_note, fit_open_files
+    from controller.server_run import run_server
     from controller.settings import SettingsError, load_settings
     from controller.store import JournalError
 
@@ -186,13 +186,8 @@ def serve(
     sys.stdout.flush()
     live.start()
     try:
-        uvicorn.run(
-            create_app(runtime),
-            host=listen_host,
-            port=listen_port,
-            log_level="warning",
-            **limits.uvicorn_options(),
-        )
+        # systemd (deploy/systemd) hears when the page answers, and its watchdog is fed while the table does
+        run_server(create_app(runtime), listen_host, listen_port, limits.uvicorn_options(), answers(runtime))
     finally:
         live.close()
         resources.close()
