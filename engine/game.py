@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.actions import Call
+from engine.actions import Call, CallKind
 from engine.cards import Card
-from engine.errors import InvalidStart
+from engine.errors import IllegalAction, InvalidStart
 from engine.hand import Deal, Hand
 from engine.options import is_whole_number, parse_options, shown
 
@@ -118,3 +118,16 @@ def start_count(value: Any, name: str, low: int, high: int, unit: str = "") -> i
         what = f"a whole number{' of ' + unit if unit else ''}"
         raise InvalidStart(f"'start.{name}' must be {what} from {low} to {high}, not {shown(value)}")
     return int(value)
+
+
+def refused_call(seat: int | None, call: Call, standing: str | None) -> IllegalAction:
+    """Why an auction refuses a call: a bid not above the standing bid, or a call it does not
+    allow now (the auctions that rank bids on one ladder: Poley, Shelem)."""
+    if call.kind is CallKind.BID and standing is not None:
+        return IllegalAction(
+            "bid-too-low",
+            f"seat {seat} must bid higher than {standing} or pass",
+            seat,
+            {"call": call.text, "standing": standing},
+        )
+    return IllegalAction("call-not-allowed", f"seat {seat} may not call {call.text} now", seat, {"call": call.text})

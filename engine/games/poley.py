@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from engine.actions import HOLD, PASS, Call, CallKind, Declare
 from engine.cards import POLEY_22, Suit
 from engine.errors import BadNotation, IllegalAction
-from engine.game import DealShape, Game, Standing, int_list, start_fields
+from engine.game import DealShape, Game, Standing, int_list, refused_call, start_fields
 from engine.hand import DECLARE, Deal, Hand, HandResult
 from engine.options import RevokePolicy
 from engine.tricks import TrickRules, trick_rules
@@ -179,16 +179,7 @@ class PoleyHand(Hand):
                 seat,
                 {"standing": standing, "older": self._holder},
             )
-        if action.kind is CallKind.BID and standing is not None:
-            return IllegalAction(
-                "bid-too-low",
-                f"seat {seat} must bid higher than {standing} or pass",
-                seat,
-                {"call": action.text, "standing": standing},
-            )
-        return IllegalAction(
-            "call-not-allowed", f"seat {seat} may not call {action.text} now", seat, {"call": action.text}
-        )
+        return refused_call(seat, action, standing)
 
     # --- declaring and play --------------------------------------------------------
 

@@ -16,7 +16,7 @@ from engine.actions import PASS, Call, CallKind, Discard
 from engine.cards import CARDS, STANDARD_52, Suit
 from engine.combinations import Discards, discard_mask
 from engine.errors import BadNotation, IllegalAction
-from engine.game import SCORE_LIMIT, DealShape, Game, Standing, int_list, start_fields
+from engine.game import SCORE_LIMIT, DealShape, Game, Standing, int_list, refused_call, start_fields
 from engine.hand import DISCARD, Deal, Hand, HandResult
 from engine.options import RevokePolicy, bounds
 from engine.tricks import NO_SUIT, TrickRules, trick_rules
@@ -181,16 +181,7 @@ class ShelemHand(Hand):
             )
         assert isinstance(action, Call)
         standing = BIDS[self._bid].text if self._bid >= 0 else None
-        if action.kind is CallKind.BID and standing is not None:
-            return IllegalAction(
-                "bid-too-low",
-                f"seat {seat} must bid higher than {standing} or pass",
-                seat,
-                {"call": action.text, "standing": standing},
-            )
-        return IllegalAction(
-            "call-not-allowed", f"seat {seat} may not call {action.text} now", seat, {"call": action.text}
-        )
+        return refused_call(seat, action, standing)
 
     # --- result --------------------------------------------------------------------
 
