@@ -122,7 +122,7 @@ def start_count(value: Any, name: str, low: int, high: int, unit: str = "") -> i
 
 def refused_call(seat: int | None, call: Call, standing: str | None) -> IllegalAction:
     """Why an auction refuses a call: a bid not above the standing bid, or a call it does not
-    allow now (the auctions that rank bids on one ladder: Poley, Shelem)."""
+    allow now (the auctions that rank bids on one ladder: Poley, Shelem, Bid Whist)."""
     if call.kind is CallKind.BID and standing is not None:
         return IllegalAction(
             "bid-too-low",

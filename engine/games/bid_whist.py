@@ -18,7 +18,7 @@ from engine.actions import PASS, Call, CallKind, Declare, Direction, Discard, Jo
 from engine.cards import BIG_JOKER, CARDS, LITTLE_JOKER, WITH_JOKERS_54, Card, Suit
 from engine.combinations import Discards, discard_mask
 from engine.errors import BadNotation, CardNotHeld, Fact, IllegalAction
-from engine.game import DealShape, Game, Standing, int_list, start_fields
+from engine.game import DealShape, Game, Standing, int_list, refused_call, start_fields
 from engine.hand import DECLARE, DISCARD, JOKER_SWAP, Deal, Hand, HandResult
 from engine.options import RevokePolicy, bounds
 from engine.tricks import NO_SUIT, TrickRules, natural_suits, strength_by_rank
@@ -299,15 +299,7 @@ class BidWhistHand(Hand):
             return IllegalAction(
                 "dealer-must-bid", f"seat {seat} is the dealer and the others have passed: the dealer must bid", seat
             )
-        if self._high >= 0:
-            standing = LADDER[self._high].text
-            return IllegalAction(
-                "bid-too-low",
-                f"seat {seat} must bid higher than {standing} or pass",
-                seat,
-                {"call": call.text, "standing": standing},
-            )
-        return IllegalAction("call-not-allowed", f"seat {seat} may not call {call.text} now", seat, {"call": call.text})
+        return refused_call(seat, call, LADDER[self._high].text if self._high >= 0 else None)
 
     def _explain_play(self, seat: int, index: int) -> IllegalAction:
         assert self._rules is not None
