@@ -14,6 +14,7 @@ from controller.journal.check import inspect
 from controller.journal.errors import JournalError
 from controller.store import SCHEMA_VERSION, Journal
 from tests.conftest import run_croupier
+from tests.controller.old_journals import schema_1_journal
 
 DAY = timedelta(days=1)
 
@@ -76,24 +77,6 @@ def test_a_missing_journal_is_one_line(tmp_path):
     assert (done.returncode, done.stderr) == (1, f"croupier: there is no journal at {tmp_path / 'none.db'}\n")
     with pytest.raises(JournalError):
         make_backup(tmp_path / "none.db", tmp_path, 1, SCHEMA_VERSION)
-
-
-def schema_1_journal(path):
-    """A journal as the first Croupier wrote it: no identity, no chained records."""
-    db = sqlite3.connect(path)
-    db.execute(
-        "CREATE TABLE matches (id INTEGER PRIMARY KEY, game TEXT NOT NULL, players INTEGER NOT NULL, "
-        "options TEXT NOT NULL, start TEXT, created TEXT NOT NULL DEFAULT 'then')"
-    )
-    db.execute(
-        "CREATE TABLE events (match_id INTEGER NOT NULL REFERENCES matches(id), seq INTEGER NOT NULL, "
-        "event TEXT NOT NULL, at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (match_id, seq))"
-    )
-    db.execute("INSERT INTO matches (game, players, options) VALUES ('nap', 5, '{}')")
-    db.execute('INSERT INTO events (match_id, seq, event) VALUES (1, 0, \'{"type": "undo"}\')')
-    db.execute("PRAGMA user_version = 1")
-    db.commit()
-    db.close()
 
 
 def test_migrate_brings_an_old_journal_to_this_schema_after_a_copy_of_it(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from controller.journal.check import inspect
 from controller.store import SCHEMA_VERSION, Journal, JournalDamaged, JournalError, JournalUnavailable
+from tests.controller.old_journals import UNDO, schema_1_journal
 
 
 def test_a_new_journal_is_created_at_the_current_schema(tmp_path):
@@ -91,20 +92,7 @@ def test_every_write_is_chained_and_acknowledged_beside_the_journal(tmp_path):
 
 
 def test_a_journal_from_before_the_chain_is_chained_as_it_is_opened(tmp_path):
-    db = sqlite3.connect(tmp_path / "old.db")
-    db.execute(
-        "CREATE TABLE matches (id INTEGER PRIMARY KEY, game TEXT NOT NULL, players INTEGER NOT NULL, "
-        "options TEXT NOT NULL, start TEXT, created TEXT NOT NULL DEFAULT 'then')"
-    )
-    db.execute(
-        "CREATE TABLE events (match_id INTEGER NOT NULL REFERENCES matches(id), seq INTEGER NOT NULL, "
-        "event TEXT NOT NULL, at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (match_id, seq))"
-    )
-    db.execute("INSERT INTO matches (game, players, options) VALUES ('nap', 5, '{}')")
-    db.executemany("INSERT INTO events (match_id, seq, event) VALUES (1, ?, ?)", [(0, '{"type": "undo"}'), (1, "{}")])
-    db.execute("PRAGMA user_version = 1")
-    db.commit()
-    db.close()
+    schema_1_journal(tmp_path / "old.db", (UNDO, "{}"))
     journal = Journal(tmp_path / "old.db")
     assert journal.schema_version() == SCHEMA_VERSION and journal.events(1) == [{"type": "undo"}, {}]
     journal.append(1, {"type": "undo"})
