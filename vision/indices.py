@@ -188,17 +188,14 @@ class IndexDetector:
         reader = reader or Path(self.path).with_name(READER)
         usable = read_upright and reader is not None and Path(reader).is_file()
         self.reader = _net(str(reader), backend) if usable else None
-        try:
-            self.crop = spec_of(Path(reader)) if usable else None  # the window the reader was trained on
-        except CropSpecError as e:
-            raise ModelError(str(e)) from e
+        self.crop = _window_of(Path(reader)) if usable else None  # the window the reader was trained on
         # The turner (its own file, else turner.onnx beside the reader): it sets each crop upright
         # before the reader reads it. Without one, a reader with turn outputs is its own turner.
         turner = turner or (Path(reader).with_name(TURNER) if usable else None)
         self.turn = turn  # False: the detector's up direction as it is (to measure what the turner gives)
         usable_turner = usable and turn and turner is not None and Path(turner).is_file()
         self.turner = _net(str(turner), backend) if usable_turner else None
-        if self.turner is not None and turner is not None and _window_of(Path(turner)) != self.crop:
+        if usable_turner and _window_of(Path(turner)) != self.crop:
             raise ModelError(f"the turner {turner} cuts another window than the reader {reader}")
 
     def maps(self, image: np.ndarray) -> np.ndarray:

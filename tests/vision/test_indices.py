@@ -93,3 +93,19 @@ def test_over_rendered_scenes_the_turner_leaves_fewer_up_directions_far_off():
     with_it = measure(default_detector(), "project", 3, 11)
     without = measure(IndexDetector(turn=False), "project", 3, 11)
     assert with_it["over_15"] < without["over_15"], (with_it, without)
+
+
+def test_a_turner_that_cuts_another_window_than_the_reader_is_refused(tmp_path):
+    import shutil
+
+    import pytest
+
+    from vision.index_crops import WITH_CONTEXT, write_spec
+    from vision.indices import IndexDetector, ModelError, model_path
+
+    shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")
+    shutil.copy(model_path("turner.onnx"), tmp_path / "turner.onnx")
+    write_spec(tmp_path / "turner.onnx", WITH_CONTEXT)
+    with pytest.raises(ModelError, match="another window"):
+        IndexDetector(reader=tmp_path / "reader.onnx")
+    assert IndexDetector(reader=tmp_path / "reader.onnx", turn=False).turner is None  # not asked for: not loaded
