@@ -8,11 +8,13 @@ the environment with a double underscore: ``CROUPIER_DEALER__PORT=/dev/ttyUSB0``
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from engine.errors import EngineError
@@ -91,6 +93,98 @@ class TableSettings(_Section):
         return self
 
 
+NAME = re.compile(r"[a-z0-9-]{1,32}")  # a club's or a table's name (docs/club-protocol.md)
+BROKER_PORTS = {"mqtt": 1883, "mqtts": 8883}
+
+
+class ClubSettings(_Section):
+    """Where the table publishes what it journals (docs/club-protocol.md); the section is left out
+    of a table that belongs to no club, and then nothing is published."""
+
+    broker: str  # mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS)
+    club: str
+    table: str
+    username: str | None = None  # the table's user at the broker; default: the table's name
+    password: SecretStr | None = None
+    password_file: Path | None = None  # the password in a file of its own (kept out of croupier.toml)
+    ca_file: Path | None = None  # mqtts: the CA that signed the broker's certificate; default: the system's CAs
+    cert_file: Path | None = None  # mqtts: the table's own certificate, for a broker that asks for one
+    key_file: Path | None = None  # ... and its private key, if it is not in cert_file
+    reconnect_max_s: float = Field(default=30.0, gt=0, le=3600)  # the longest wait between two tries to connect
+
+    @field_validator("broker")
+    @classmethod
+    def _broker_url(cls, url: str) -> str:
+        parts = urlsplit(url)
+        if parts.scheme not in BROKER_PORTS or not parts.hostname:
+            raise ValueError(f"{url!r} is not a broker URL: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(f"{url!r}: give the credentials as username and password, not in the URL")
+        if parts.path not in ("", "/") or parts.query or parts.fragment:
+            raise ValueError(f"{url!r}: a broker URL is mqtt://HOST[:PORT] with nothing after the port")
+        try:
+            parts.port  # noqa: B018  (raises on a port that is not a number from 0 to 65535)
+        except ValueError:
+            raise ValueError(f"{url!r} has no valid port") from None
+        return url
+
+    @field_validator("club", "table")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if not NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a name of 1-32 characters from a-z, 0-9 and -")
+        return name
+
+    @field_validator("ca_file", "cert_file", "key_file")
+    @classmethod
+    def _readable(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.is_file():
+            raise ValueError(f"{path} is not a file")
+        return path
+
+    @model_validator(mode="after")
+    def _credentials_and_tls(self) -> ClubSettings:
+        if (self.password is None) == (self.password_file is None):
+            raise ValueError("give the broker's password as password or as password_file (one of them)")
+        if not self.tls and (self.ca_file or self.cert_file or self.key_file):
+            raise ValueError("ca_file, cert_file and key_file are for an mqtts:// broker (TLS)")
+        if self.key_file is not None and self.cert_file is None:
+            raise ValueError("key_file needs the cert_file it belongs to")
+        if self.password_file is not None:
+            self.secret()  # an unreadable or empty file is said now, not at the first connection
+        return self
+
+    @property
+    def tls(self) -> bool:
+        return urlsplit(self.broker).scheme == "mqtts"
+
+    @property
+    def host(self) -> str:
+        return str(urlsplit(self.broker).hostname)
+
+    @property
+    def port(self) -> int:
+        parts = urlsplit(self.broker)
+        return parts.port or BROKER_PORTS[parts.scheme]
+
+    @property
+    def user(self) -> str:
+        return self.username or self.table
+
+    def secret(self) -> str:
+        """The broker's password (from password_file if it is given there)."""
+        if self.password is not None:
+            return self.password.get_secret_value()
+        assert self.password_file is not None
+        try:
+            text = self.password_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"password_file {self.password_file} cannot be read: {exc}") from None
+        if not text:
+            raise ValueError(f"password_file {self.password_file} is empty")
+        return text
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CROUPIER_", env_nested_delimiter="__", extra="forbid", frozen=True)
 
@@ -100,6 +194,7 @@ class Settings(BaseSettings):
     store: StoreSettings = StoreSettings()
     api: ApiSettings = ApiSettings()
     table: TableSettings = TableSettings()
+    club: ClubSettings | None = None  # publishing to a club's broker; none: the table publishes nothing
 
     @classmethod
     def settings_customise_sources(
