@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from club.cli import serve as club_serve  # typer and the settings only: the broker and database load when it runs
 from controller import cli_backup, cli_bench, cli_deal, cli_doctor, cli_journal, cli_vision  # noqa: F401  (they register their commands)
-from controller.cli_common import app, check_can_listen, console, fail, interrupt
+from controller.cli_common import app, check_can_listen, club_app, console, fail, interrupt
 from controller.log_file import LogFileError, read_log_file
 from controller.render import print_report, report_in_words
 from engine.errors import EngineError
@@ -25,6 +26,8 @@ from engine.log import MalformedLog, dumps, referee_text
 
 if TYPE_CHECKING:
     from controller.settings import Settings
+
+club_app.command("serve")(club_serve)
 
 
 @app.command()

@@ -15,6 +15,10 @@ bench_app = typer.Typer(no_args_is_help=True, help="Measure the engine, vision a
 app.add_typer(bench_app, name="bench")
 vision_app = typer.Typer(no_args_is_help=True, help="Read cards from camera images.")
 app.add_typer(vision_app, name="vision")
+club_app = typer.Typer(
+    no_args_is_help=True, help="The club: every table's events in one database, one page (docs/club.md)."
+)
+app.add_typer(club_app, name="club")
 
 console = Console()
 

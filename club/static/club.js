@@ -1,0 +1,93 @@
+// The club's page: polls the API every two seconds; every text is set as text, never as HTML.
+const $ = (id) => document.getElementById(id);
+const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+const tokenBox = $("token");
+tokenBox.value = localStorage.getItem("club-token") || "";
+
+async function get(path) {
+  const answer = await fetch(path);
+  if (!answer.ok) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
+  return answer.json();
+}
+
+function tableCard(t) {
+  const card = el("div", undefined, "card");
+  if (t.flags.length) card.classList.add("flagged");
+  if (!t.online) card.classList.add("offline");
+  card.append(el("h3", `${t.table}${t.online ? "" : " (offline)"}`));
+  card.append(el("div", `${t.game ?? "no game yet"}${t.match ? `, match ${t.match}` : ""}${t.hand ? `, hand ${t.hand}` : ""}`));
+  if (t.score) card.append(el("div", `score ${JSON.stringify(t.score)}`));
+  if (t.to_act) card.append(el("div", `to act: ${t.to_act}`));
+  if (t.paused) card.append(el("div", "paused"));
+  for (const f of t.flags) card.append(el("div", f, "flag"));
+  if (t.refereed) {
+    const link = el("a", `match ${t.refereed.match} record (${t.refereed.state})`);
+    link.href = "#";
+    link.onclick = (e) => { e.preventDefault(); showRecord(t.table, t.refereed.match); };
+    card.append(link);
+  }
+  return card;
+}
+
+async function showRecord(table, match) {
+  const r = await get(`/api/tables/${table}/matches/${match}`);
+  const box = $("record");
+  box.replaceChildren(el("h3", `${table}, match ${match}: ${r.game}, ${r.hands} hands refereed (${r.state})`));
+  if (r.problem) box.append(el("p", r.problem, "flag"));
+  for (const m of r.mismatches) box.append(el("p", m, "flag"));
+  const list = el("ol");
+  for (const hand of (r.report?.hands ?? [])) {
+    list.append(el("li", `dealer ${hand.dealer}, contract ${hand.contract ?? "-"}, tricks ${JSON.stringify(hand.tricks)}, score ${JSON.stringify(hand.score)}${hand.violations.length ? `, ${hand.violations.length} violation(s)` : ""}`));
+  }
+  box.append(list);
+  if (r.standing) box.append(el("p", `match: ${JSON.stringify(r.standing)}`));
+  const log = el("a", "table log (croupier referee replays it)");
+  log.href = `/api/tables/${table}/matches/${match}/log`;
+  box.append(log);
+}
+
+function standingsRows(lines) {
+  return lines.map((l, i) => {
+    const row = el("tr");
+    for (const v of [i + 1, l.entrant, l.played, l.won, l.drawn, l.lost, l.points, l.in_play]) row.append(el("td", String(v)));
+    return row;
+  });
+}
+
+function roundsList(rounds) {
+  return rounds.slice(-3).reverse().map((r) => {
+    const div = el("div");
+    div.append(el("h3", `round ${r.round} (${r.method})`));
+    for (const [table, sides] of Object.entries(r.tables)) div.append(el("div", `${table}: ${sides.join(" v ")}`));
+    return div;
+  });
+}
+
+async function refresh() {
+  try {
+    const [health, tables, lines, rounds] = await Promise.all([get("/api/health"), get("/api/tables"), get("/api/standings"), get("/api/rounds")]);
+    $("club").textContent = health.club;
+    $("health").textContent = `${health.messages} messages${health.broker ? "" : " (broker not connected)"}`;
+    $("tables").replaceChildren(...tables.map(tableCard));
+    $("standings").tBodies[0].replaceChildren(...standingsRows(lines));
+    $("rounds").replaceChildren(...roundsList(rounds));
+  } catch (err) {
+    $("health").textContent = String(err.message);
+  }
+}
+
+const lines = (id) => $(id).value.split("\n").map((s) => s.trim()).filter(Boolean);
+
+$("round-form").onsubmit = async (e) => {
+  e.preventDefault();
+  localStorage.setItem("club-token", tokenBox.value);
+  const body = { method: $("method").value };
+  if (lines("entrants").length) body.entrants = lines("entrants");
+  if (lines("round-tables").length) body.tables = lines("round-tables");
+  const answer = await fetch("/api/rounds", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${tokenBox.value}` }, body: JSON.stringify(body) });
+  $("said").textContent = answer.ok ? "round started" : `refused: ${(await answer.json()).detail}`;
+  refresh();
+};
+
+refresh();
+setInterval(refresh, 2000);

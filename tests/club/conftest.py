@@ -1,0 +1,58 @@
+"""Fixtures of the club's tests: a real PostgreSQL (one server for the session, a new database
+for each test) and a real Mosquitto (one for each test), both skipped, saying why, where their
+programs are not installed (.ci/run installs them from Debian)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.club import servers
+
+psycopg = pytest.importorskip("psycopg", reason="the club's tests need psycopg (pip install -e '.[test]')")
+pytest.importorskip("paho.mqtt", reason="the club's tests need paho-mqtt")
+
+_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[servers.Postgres]:
+    if servers.postgres_bin() is None:
+        pytest.skip("PostgreSQL's server is not installed (apt-get install postgresql)")
+    with own_folder("croupier-pg-") as folder, servers.postgres(folder) as server:
+        yield server
+
+
+@pytest.fixture
+def database(pg_server: servers.Postgres) -> Iterator[str]:
+    """A new, empty database on the session's server; its DSN."""
+    name = f"club_{next(_numbers)}"
+    with psycopg.connect(pg_server.dsn(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    yield pg_server.dsn(name)
+    with psycopg.connect(pg_server.dsn(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def broker() -> Iterator[servers.Broker]:
+    if servers.mosquitto_bin() is None or shutil.which("mosquitto_passwd") is None:
+        pytest.skip("Mosquitto is not installed (apt-get install mosquitto)")
+    with own_folder("croupier-mqtt-") as folder, servers.mosquitto(folder) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def own_folder(prefix: str) -> Iterator[Path]:
+    """A temporary folder of its own: pytest's are closed to the unprivileged user a server runs as."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,152 @@
+"""A real PostgreSQL and a real Mosquitto for the club's tests, each in a temporary folder on a
+free port, run as an unprivileged user when the tests run as root; stopped and gone afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+CLUB = "oak"
+CLUB_USER, CLUB_PASSWORD = "club", "club-secret"
+TABLES = [f"t{i}" for i in range(1, 21)]
+
+
+def password_of(table: str) -> str:
+    return f"pw-{table}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def mosquitto_bin() -> str | None:
+    """Mosquitto's broker program (Debian puts it in /usr/sbin, outside a user's PATH)."""
+    return shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto",) if Path(p).exists()), None)
+
+
+def postgres_bin() -> Path | None:
+    """The folder of PostgreSQL's server programs (Debian keeps them out of PATH)."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), reverse=True)
+    if found:
+        return found[0].parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).resolve().parent if initdb else None
+
+
+def _as_user(user: str, command: list[str]) -> list[str]:
+    """The command run as ``user`` if the tests run as root (PostgreSQL refuses root)."""
+    if os.geteuid() != 0:
+        return command
+    return ["setpriv", f"--reuid={user}", f"--regid={user}", "--init-groups", "--", *command]
+
+
+def _give(path: Path, user: str) -> None:
+    if os.geteuid() == 0:
+        entry = pwd.getpwnam(user)
+        for p in [path, *path.rglob("*")]:
+            os.chown(p, entry.pw_uid, entry.pw_gid)
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args[0]} exited with {process.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout_s} s")
+
+
+@dataclass
+class Postgres:
+    port: int
+    folder: Path
+
+    def dsn(self, database: str = "postgres") -> str:
+        return f"postgresql://croupier@127.0.0.1:{self.port}/{database}"
+
+
+@contextlib.contextmanager
+def postgres(folder: Path) -> Iterator[Postgres]:
+    binaries = postgres_bin()
+    assert binaries is not None
+    user = "postgres"
+    folder.mkdir(parents=True, exist_ok=True)
+    _give(folder, user)
+    data, port = folder / "data", free_port()
+    run = lambda *cmd: subprocess.run(_as_user(user, list(cmd)), check=True, capture_output=True)  # noqa: E731
+    run(str(binaries / "initdb"), "-D", str(data), "-U", "croupier", "-A", "trust", "--no-sync", "-E", "UTF8")
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+    run(str(binaries / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(folder / "log"), "-w", "start")
+    try:
+        yield Postgres(port, folder)
+    finally:
+        run(str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+
+
+@dataclass
+class Broker:
+    port: int
+    folder: Path
+    process: subprocess.Popen
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+
+def _broker_files(folder: Path, port: int) -> Path:
+    passwords = folder / "passwd"
+    passwords.write_text("")
+    for user, password in [(CLUB_USER, CLUB_PASSWORD), *((t, password_of(t)) for t in TABLES)]:
+        subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True, capture_output=True)
+    (folder / "acl").write_text(
+        f"user {CLUB_USER}\ntopic read croupier/{CLUB}/#\n\npattern write croupier/{CLUB}/%u/#\n"
+    )
+    config = folder / "mosquitto.conf"
+    config.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwords}\nacl_file {folder / 'acl'}\n"
+        "persistence false\nmax_inflight_messages 1000\nmax_queued_messages 1000000\n"
+        + ("user mosquitto\n" if os.geteuid() == 0 else "")
+    )
+    return config
+
+
+@contextlib.contextmanager
+def mosquitto(folder: Path) -> Iterator[Broker]:
+    folder.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    config = _broker_files(folder, port)
+    if os.geteuid() == 0:
+        _give(folder, "mosquitto")
+        os.chmod(folder / "passwd", 0o600)
+    log = (folder / "log").open("wb")
+    process = subprocess.Popen([str(mosquitto_bin()), "-c", str(config)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port, process)
+        yield Broker(port, folder, process)
+    finally:
+        stop(process)
+        log.close()
+
+
+def stop(process: subprocess.Popen, timeout_s: float = 15.0) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
