@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-NAME = re.compile(r"[a-z0-9-]{1,32}")  # a club's or a table's name (docs/club-protocol.md)
+NAME = re.compile(r"^[a-z0-9-]{1,32}$")  # a club's or a table's name (docs/club-protocol.md)
 
 
 class ClubSettingsError(ValueError):

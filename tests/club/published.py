@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.games import GAMES
@@ -15,7 +16,12 @@ from engine.options import options_to_dict
 from engine.view import public_event
 from simulators.table import SimulatedTable
 
-AT = "2026-12-02T10:00:00Z"
+
+def now() -> str:
+    """When a table journals a message: now, in UTC, as a table writes it."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 NAMES = ["anna", "ben", "carl", "dora", "emil", "fay"]
 
 
@@ -77,13 +83,13 @@ def _message(out: PublishedMatch, kind: str, **fields: Any) -> dict[str, Any]:
         "match": out.match,
         "seq": len(out.messages) + 1,
         "kind": kind,
-        "at": AT,
+        "at": now(),
         **fields,
     }
 
 
 def status(club: str, table: str, **fields: Any) -> dict[str, Any]:
     body = {"v": 1, "club": club, "table": table, "match": 1, "game": "nap", "hand": 1, "to_act": None}
-    body.update({"paused": False, "held": False, "score": [0, 0], "at": AT, "online": True})
+    body.update({"paused": False, "held": False, "score": [0, 0], "at": now(), "online": True})
     body.update(fields)
     return body
