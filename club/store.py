@@ -55,23 +55,24 @@ class Stored:
 
 def write(conn: psycopg.Connection, club: str, records: Sequence[Record]) -> int:
     """Write a batch in one transaction; return how many messages were new."""
-    new = 0
+    messages = [r for r in records if isinstance(r, Accepted)]
     with conn.transaction(), conn.cursor() as cur:
-        for record in records:
-            if isinstance(record, Accepted):
-                new += _insert_message(cur, club, record)
-            elif isinstance(record, Status):
+        new = _insert_messages(cur, club, messages) if messages else 0
+        for record in records:  # statuses in the order they came: the last one says how the table is now
+            if isinstance(record, Status):
                 _merge_status(cur, club, record)
-            else:
+            elif isinstance(record, Refused):
                 _insert_refused(cur, record)
     return new
 
 
-def _insert_message(cur: psycopg.Cursor, club: str, m: Accepted) -> int:
-    cur.execute(
+def _insert_messages(cur: psycopg.Cursor, club: str, messages: list[Accepted]) -> int:
+    # One statement for the batch, sent in a pipeline: a row at a time, each waiting for its answer,
+    # was the intake's bottleneck (benchmarks/club.py).
+    cur.executemany(
         "INSERT INTO messages (club, table_name, match, seq, kind, hand, at, body)"
         " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-        (club, m.table, m.match, m.seq, m.kind, m.hand, m.at, Jsonb(m.body)),
+        [(club, m.table, m.match, m.seq, m.kind, m.hand, m.at, Jsonb(m.body)) for m in messages],
     )
     return cur.rowcount
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.club import servers
+from benchmarks import club_servers as servers
 
 psycopg = pytest.importorskip("psycopg", reason="the club's tests need psycopg (pip install -e '.[test]')")
 pytest.importorskip("paho.mqtt", reason="the club's tests need paho-mqtt")

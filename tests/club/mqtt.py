@@ -10,9 +10,9 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
+from benchmarks.club_servers import CLUB, CLUB_PASSWORD, CLUB_USER, Broker, password_of
 from club.intake import Intake
 from club.settings import ClubSettings
-from tests.club.servers import CLUB, CLUB_PASSWORD, CLUB_USER, Broker, password_of
 
 _ids = itertools.count(1)
 

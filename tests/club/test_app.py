@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from benchmarks.club_servers import CLUB
 from club.app import create_app
 from club.db import migrate
 from club.service import Club
+from simulators.club_messages import play
 from tests.club.mqtt import intake, publish, settings, wait_until
-from tests.club.published import play
-from tests.club.servers import CLUB
 
 TOKEN = "the-clubs-token"
 ROUND_ONE = {"method": "rotation", "entrants": ["A", "B", "C", "D"], "tables": ["t1", "t2"]}

@@ -12,11 +12,11 @@ import paho.mqtt.client as mqtt
 import psycopg
 import pytest
 
+from benchmarks.club_servers import CLUB
 from club import store
 from club.db import migrate
+from simulators.club_messages import play, status
 from tests.club.mqtt import connect, intake, publish, settings, wait_until
-from tests.club.published import play, status
-from tests.club.servers import CLUB
 
 
 def stored(dsn: str) -> dict[tuple[str, int, int], dict]:
@@ -35,13 +35,14 @@ def test_every_message_is_stored_once_whatever_comes_twice_or_out_of_order(broke
     migrate(database)
     matches = [play(CLUB, f"t{i}", game, seed=i, hands=2) for i, game in enumerate(["poley", "shelem", "nap"], 1)]
     rng = random.Random(5)
+    markers = {m.table: marker(m.table) for m in matches}
     with intake(settings(broker, database, tmp_path)):
         threads = []
         for m in matches:
             payloads = m.payloads()
             sent = payloads + rng.sample(payloads, len(payloads) // 2)  # half of them twice
             rng.shuffle(sent)
-            threads.append(threading.Thread(target=publish, args=(broker, m.table, [*sent, marker(m.table)])))
+            threads.append(threading.Thread(target=publish, args=(broker, m.table, [*sent, markers[m.table]])))
         for t in threads:
             t.start()
         for t in threads:
@@ -49,7 +50,7 @@ def test_every_message_is_stored_once_whatever_comes_twice_or_out_of_order(broke
         wait_until(lambda: all((m.table, 999, 1) in stored(database) for m in matches), what="every marker")
     found = stored(database)
     expected = {(m.table, m.match, msg["seq"]): msg for m in matches for msg in m.messages}
-    expected.update({(m.table, 999, 1): json.loads(marker(m.table)) for m in matches})
+    expected.update({(m.table, 999, 1): json.loads(markers[m.table]) for m in matches})
     assert found == expected  # each exactly once, and as it was sent
 
 

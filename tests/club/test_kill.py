@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import psycopg
 
+from benchmarks.club_servers import CLUB, CLUB_PASSWORD, CLUB_USER, Broker, free_port
+from simulators.club_messages import play
 from tests.club.mqtt import publish, wait_until
-from tests.club.published import play
-from tests.club.servers import CLUB, CLUB_PASSWORD, CLUB_USER, Broker, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

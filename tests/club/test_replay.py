@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from benchmarks.club_servers import CLUB
 from club.app import create_app
 from club.db import migrate
 from club.service import Club
+from simulators.club_messages import play
 from tests.club.mqtt import intake, publish, settings, wait_until
-from tests.club.published import play
-from tests.club.servers import CLUB
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ["poley", "shelem", "fifty-six", "bid-whist", "nap"]

@@ -1,5 +1,8 @@
-"""A real PostgreSQL and a real Mosquitto for the club's tests, each in a temporary folder on a
-free port, run as an unprivileged user when the tests run as root; stopped and gone afterwards."""
+"""A real PostgreSQL and a real Mosquitto for the club's tests and benchmark, each in a temporary
+folder on a free port, run as an unprivileged user when run as root; stopped and gone afterwards.
+
+The broker is set up as docs/club.md tells a club to: a password for the club service and for
+each table, and an ACL that lets a table write only under its own name and the club read all."""
 
 from __future__ import annotations
 
@@ -107,10 +110,10 @@ class Broker:
         return f"mqtt://127.0.0.1:{self.port}"
 
 
-def _broker_files(folder: Path, port: int) -> Path:
+def _broker_files(folder: Path, port: int, tables: list[str]) -> Path:
     passwords = folder / "passwd"
     passwords.write_text("")
-    for user, password in [(CLUB_USER, CLUB_PASSWORD), *((t, password_of(t)) for t in TABLES)]:
+    for user, password in [(CLUB_USER, CLUB_PASSWORD), *((t, password_of(t)) for t in tables)]:
         subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True, capture_output=True)
     (folder / "acl").write_text(
         f"user {CLUB_USER}\ntopic read croupier/{CLUB}/#\n\npattern write croupier/{CLUB}/%u/#\n"
@@ -125,10 +128,10 @@ def _broker_files(folder: Path, port: int) -> Path:
 
 
 @contextlib.contextmanager
-def mosquitto(folder: Path) -> Iterator[Broker]:
+def mosquitto(folder: Path, tables: list[str] = TABLES) -> Iterator[Broker]:
     folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    config = _broker_files(folder, port)
+    config = _broker_files(folder, port, tables)
     if os.geteuid() == 0:
         _give(folder, "mosquitto")
         os.chmod(folder / "passwd", 0o600)

@@ -1,7 +1,7 @@
-"""What a table publishes (docs/club-protocol.md), built from real matches the engine plays.
+"""What a table publishes to its club (docs/club-protocol.md), from real matches the engine plays.
 
-The club's tests publish these straight to the broker: the table's own publisher is tested with
-the controller; here they are the contract's messages from engine-only matches."""
+The club service's tests and benchmark publish these straight to the broker, as many simulated
+tables; the table's own publisher (with its outbox) is the controller's and is tested there."""
 
 from __future__ import annotations
 
@@ -11,7 +11,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.games import GAMES
-from engine.log import Referee, dumps, event_to_json, events_of_hand, loads, referee_text
+from engine.log import (
+    Event,
+    Referee,
+    TableLog,
+    dumps,
+    event_to_json,
+    events_of_hand,
+    loads,
+    parse_event,
+    referee_text,
+)
 from engine.options import options_to_dict
 from engine.view import public_event
 from simulators.table import SimulatedTable
@@ -68,9 +78,7 @@ def play(club: str, table: str, game: str, seed: int, hands: int, match: int = 1
     return out
 
 
-def referee_event(referee: Referee, raw: dict[str, Any], index: int):  # type: ignore[no-untyped-def]
-    from engine.log import TableLog, parse_event
-
+def referee_event(referee: Referee, raw: dict[str, Any], index: int) -> Event:
     m = referee.match
     return parse_event(TableLog(m.game, m.players, m.options), raw, index)
 
