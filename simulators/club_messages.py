@@ -53,7 +53,9 @@ class PublishedMatch:
         return [json.dumps(m).encode() for m in self.messages]
 
 
-def play(club: str, table: str, game: str, seed: int, hands: int, match: int = 1) -> PublishedMatch:
+def play(
+    club: str, table: str, game: str, seed: int, hands: int, match: int = 1, seats: list[str] | None = None
+) -> PublishedMatch:
     """A match of ``hands`` hands (fewer if it ends), and every message its table publishes."""
     sim = SimulatedTable(GAMES[game], seed=seed)
     sim.play(hands)
@@ -61,7 +63,7 @@ def play(club: str, table: str, game: str, seed: int, hands: int, match: int = 1
     out = PublishedMatch(club, table, match, game, log=log, report=referee_text(json.dumps(log)).report())
     players = sim.match.players
     head = {"game": game, "players": players, "options": options_to_dict(sim.match.options), "start": None}
-    out.messages.append(_message(out, "match", **head, seats=NAMES[:players]))
+    out.messages.append(_message(out, "match", **head, seats=(seats or NAMES)[:players]))
     referee = Referee.for_log(loads(json.dumps(log)))
     entry = 0
     for number, hand in enumerate(sim.match.hands, start=1):

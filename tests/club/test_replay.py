@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from benchmarks.club_servers import CLUB
 from club.app import create_app
 from club.db import migrate
 from club.service import Club
+from club.standings import Placed, side_names, standings
 from simulators.club_messages import play
 from tests.club.mqtt import intake, publish, settings, wait_until
 
@@ -38,16 +41,36 @@ def wait_stored(client: TestClient, count: int) -> None:
     wait_until(lambda: client.get("/api/health").json()["messages"] >= count, what=f"{count} messages stored")
 
 
-def test_a_replay_from_the_database_is_each_tables_own_log_and_scores(broker, club):
-    matches = [play(CLUB, f"t{i}", game, seed=20 + i, hands=3) for i, game in enumerate(GAMES, 1)]
-    for m in matches:
-        publish(broker, m.table, m.payloads())
+def test_twenty_tables_of_all_five_games_at_once_each_match_replayed_and_the_standings(broker, club):
+    matches = [
+        play(CLUB, f"t{i}", GAMES[i % 5], seed=20 + i, hands=2, seats=[f"p{i}-{s}" for s in range(6)])
+        for i in range(1, 21)
+    ]
+    rng = random.Random(7)
+    tables = []
+    for m in matches:  # each table's messages, some twice, in the order a reconnecting table might send them
+        payloads = m.payloads()
+        sent = payloads + rng.sample(payloads, 10)
+        rng.shuffle(sent)
+        tables.append(threading.Thread(target=publish, args=(broker, m.table, sent)))
+    for t in tables:
+        t.start()
+    for t in tables:
+        t.join()
     wait_stored(club, sum(len(m.messages) for m in matches))
     for m in matches:
         record = club.get(f"/api/tables/{m.table}/matches/1").json()
         assert record["state"] == "ok", (m.game, record)
         assert record["report"] == m.report, m.game  # every hand, violation and the match, as the table's referee
         assert club.get(f"/api/tables/{m.table}/matches/1/log").json() == m.log, m.game
+    own = [  # the standings the tables' own results give
+        Placed(
+            m.table, 1, m.game, side_names(m.messages[0]["seats"], len(m.report["match"]["score"])), m.report["match"]
+        )
+        for m in matches
+    ]
+    assert club.get("/api/standings").json() == [line.to_json() for line in standings(own)]
+    assert club.get("/api/health").json()["messages"] == sum(len(m.messages) for m in matches)
 
 
 def test_a_table_whose_result_differs_from_the_replay_is_flagged(broker, club):
