@@ -104,13 +104,26 @@ class Broker:
     port: int
     folder: Path
     process: subprocess.Popen
+    ca: Path | None = None  # the CA that signed its certificate, when it speaks TLS
 
     @property
     def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
+        return f"{'mqtts' if self.ca else 'mqtt'}://127.0.0.1:{self.port}"
 
 
-def _broker_files(folder: Path, port: int, tables: list[str]) -> Path:
+def _certificates(folder: Path) -> str:
+    """A CA and the broker's certificate for 127.0.0.1 (openssl); the listener's lines."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run = lambda *cmd: subprocess.run(["openssl", *cmd], cwd=folder, check=True, capture_output=True)  # noqa: E731
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=croupier test CA")
+    run("req", *ec, "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "san").write_text("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "broker.crt", "-days", "2", "-extfile", "san")  # fmt: skip
+    return f"cafile {folder / 'ca.crt'}\ncertfile {folder / 'broker.crt'}\nkeyfile {folder / 'broker.key'}\n"
+
+
+def _broker_files(folder: Path, port: int, tables: list[str], tls: bool = False) -> Path:
     passwords = folder / "passwd"
     passwords.write_text("")
     for user, password in [(CLUB_USER, CLUB_PASSWORD), *((t, password_of(t)) for t in tables)]:
@@ -120,7 +133,8 @@ def _broker_files(folder: Path, port: int, tables: list[str]) -> Path:
     )
     config = folder / "mosquitto.conf"
     config.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {passwords}\nacl_file {folder / 'acl'}\n"
+        f"listener {port} 127.0.0.1\n{_certificates(folder) if tls else ''}"
+        f"allow_anonymous false\npassword_file {passwords}\nacl_file {folder / 'acl'}\n"
         "persistence false\nmax_inflight_messages 1000\nmax_queued_messages 1000000\n"
         + ("user mosquitto\n" if os.geteuid() == 0 else "")
     )
@@ -128,10 +142,10 @@ def _broker_files(folder: Path, port: int, tables: list[str]) -> Path:
 
 
 @contextlib.contextmanager
-def mosquitto(folder: Path, tables: list[str] = TABLES) -> Iterator[Broker]:
+def mosquitto(folder: Path, tables: list[str] = TABLES, tls: bool = False) -> Iterator[Broker]:
     folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    config = _broker_files(folder, port, tables)
+    config = _broker_files(folder, port, tables, tls)
     if os.geteuid() == 0:
         _give(folder, "mosquitto")
         os.chmod(folder / "passwd", 0o600)
@@ -139,7 +153,7 @@ def mosquitto(folder: Path, tables: list[str] = TABLES) -> Iterator[Broker]:
     process = subprocess.Popen([str(mosquitto_bin()), "-c", str(config)], stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_for_port(port, process)
-        yield Broker(port, folder, process)
+        yield Broker(port, folder, process, folder / "ca.crt" if tls else None)
     finally:
         stop(process)
         log.close()

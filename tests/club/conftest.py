@@ -48,6 +48,15 @@ def broker() -> Iterator[servers.Broker]:
         yield server
 
 
+@pytest.fixture
+def tls_broker() -> Iterator[servers.Broker]:
+    """The broker speaking only TLS, with a certificate for 127.0.0.1 from a CA of its own."""
+    if servers.mosquitto_bin() is None or shutil.which("mosquitto_passwd") is None or shutil.which("openssl") is None:
+        pytest.skip("Mosquitto or openssl is not installed (apt-get install mosquitto openssl)")
+    with own_folder("croupier-mqtt-") as folder, servers.mosquitto(folder, tls=True) as server:
+        yield server
+
+
 @contextlib.contextmanager
 def own_folder(prefix: str) -> Iterator[Path]:
     """A temporary folder of its own: pytest's are closed to the unprivileged user a server runs as."""

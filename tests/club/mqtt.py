@@ -22,6 +22,8 @@ def connect(broker: Broker, user: str, password: str | None = None) -> mqtt.Clie
         mqtt.CallbackAPIVersion.VERSION2, client_id=f"test-{user}-{next(_ids)}", protocol=mqtt.MQTTv311
     )
     client.username_pw_set(user, password if password is not None else password_of(user))
+    if broker.ca is not None:
+        client.tls_set(ca_certs=str(broker.ca))
     client.connect("127.0.0.1", broker.port)
     client.loop_start()
     return client
@@ -43,6 +45,8 @@ def publish(broker: Broker, table: str, payloads: Sequence[bytes], topic: str | 
 
 def settings(broker: Broker, database: str, tmp: Path, **more: object) -> ClubSettings:
     fields = dict(club=CLUB, broker=broker.url, username=CLUB_USER, password=CLUB_PASSWORD, database=database)
+    if broker.ca is not None:
+        fields["broker_ca"] = broker.ca
     return ClubSettings(**{**fields, "token_file": tmp / "club-token", **more})
 
 

@@ -137,3 +137,12 @@ def test_a_topic_of_another_club_is_refused(topic):
 
     record = classify(CLUB, topic, b"{}")
     assert isinstance(record, store.Refused) and "not this club's" in record.reason
+
+
+def test_the_intake_speaks_tls_to_a_broker_whose_ca_it_is_given(tls_broker, database, tmp_path):
+    migrate(database)
+    m = play(CLUB, "t6", "poley", seed=6, hands=1)
+    assert tls_broker.url.startswith("mqtts://")
+    with intake(settings(tls_broker, database, tmp_path)):
+        publish(tls_broker, "t6", m.payloads())
+        wait_until(lambda: len(stored(database)) == len(m.messages), what="every message, over TLS")
