@@ -80,6 +80,13 @@ def _wait_count(dsn: str, match: int, total: int, timeout_s: float = 600) -> Non
         time.sleep(0.02)
 
 
+def _bytes_per_message(dsn: str) -> float:
+    """The messages table's size on disk (its indexes and TOAST too) over its rows."""
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT pg_total_relation_size('messages')::float / count(*) FROM messages").fetchone()
+    return float(row[0]) if row else 0.0
+
+
 def _delays_ms(dsn: str, match: int) -> list[float]:
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
@@ -130,6 +137,7 @@ def measure(tables: int, hands: int, live_s: float) -> dict[str, float]:
             _all_at_once(clients, live, pace_s=1.0)
             _wait_count(dsn, 2, sum(len(m.messages) for m in live))
             delays = _delays_ms(dsn, 2)
+            size = _bytes_per_message(dsn)
         finally:
             for client in clients.values():
                 client.disconnect()
@@ -139,6 +147,8 @@ def measure(tables: int, hands: int, live_s: float) -> dict[str, float]:
         "tables": tables,
         "messages": total,
         "messages_per_s": total / burst_s,
+        "messages_per_hand": total / sum(len({msg.get("hand") for msg in m.messages} - {None}) for m in burst),
+        "bytes_per_message": size,
         "live_messages": len(delays),
         "delay_p50_ms": statistics.median(delays),
         "delay_p95_ms": delays[int(0.95 * (len(delays) - 1))],
@@ -159,7 +169,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     sys.stdout.write(
         f"{figures['tables']} tables: {figures['messages']} messages into PostgreSQL at "
-        f"{figures['messages_per_s']:.0f} messages/s\n"
+        f"{figures['messages_per_s']:.0f} messages/s ({figures['messages_per_hand']:.0f} messages a hand; "
+        f"{figures['bytes_per_message']:.0f} bytes a message on disk, indexes included)\n"
         f"live pace (one message a second a table): {figures['live_messages']} messages, delay to the row "
         f"p50 {figures['delay_p50_ms']:.0f} ms, p95 {figures['delay_p95_ms']:.0f} ms, "
         f"max {figures['delay_max_ms']:.0f} ms\n"

@@ -49,7 +49,11 @@ def create_app(club: Club, token: str, intake: Intake | None = None) -> FastAPI:
         header = request.headers.get("authorization", "")
         given = header[7:] if header.lower().startswith("bearer ") else None
         if not token_matches(token, given):
-            raise HTTPException(401, "this action needs the club's token (Authorization: Bearer <token>)")
+            raise HTTPException(
+                401,
+                "this action needs the club's token (Authorization: Bearer <token>)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
 
     Control = Depends(control)
 

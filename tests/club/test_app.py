@@ -39,7 +39,8 @@ def test_control_actions_are_refused_without_the_clubs_token(club, token):
     ]:
         answer = control(club, method, path, body or None, token)
         assert answer.status_code == 401, (method, path)
-        assert "club's token" in answer.json()["detail"]
+        assert "club's token" in answer.json()["detail"] and answer.headers["www-authenticate"] == "Bearer"
+    assert control(club, "POST", "/api/rounds", {"method": "knockout"}, token).status_code == 401  # before the body
     assert club.get("/api/rounds").json() == []
 
 
