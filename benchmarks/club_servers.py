@@ -106,6 +106,18 @@ class Broker:
     process: subprocess.Popen
     ca: Path | None = None  # the CA that signed its certificate, when it speaks TLS
 
+    def start(self) -> None:
+        """Start the broker (again) on its port, with its sessions and queued messages kept on disk."""
+        with (self.folder / "log").open("ab") as log:
+            self.process = subprocess.Popen(
+                [str(mosquitto_bin()), "-c", str(self.folder / "mosquitto.conf")], stdout=log, stderr=subprocess.STDOUT
+            )
+        wait_for_port(self.port, self.process)
+
+    def restart(self) -> None:
+        stop(self.process)  # SIGTERM: Mosquitto writes its sessions and queues to disk as it stops
+        self.start()
+
     @property
     def url(self) -> str:
         return f"{'mqtts' if self.ca else 'mqtt'}://127.0.0.1:{self.port}"
@@ -135,8 +147,8 @@ def _broker_files(folder: Path, port: int, tables: list[str], tls: bool = False)
     config.write_text(
         f"listener {port} 127.0.0.1\n{_certificates(folder) if tls else ''}"
         f"allow_anonymous false\npassword_file {passwords}\nacl_file {folder / 'acl'}\n"
-        "persistence false\nmax_inflight_messages 1000\nmax_queued_messages 1000000\n"
-        + ("user mosquitto\n" if os.geteuid() == 0 else "")
+        f"persistence true\npersistence_location {folder}/\n"
+        "max_inflight_messages 1000\nmax_queued_messages 1000000\n" + ("user mosquitto\n" if os.geteuid() == 0 else "")
     )
     return config
 
@@ -149,14 +161,14 @@ def mosquitto(folder: Path, tables: list[str] = TABLES, tls: bool = False) -> It
     if os.geteuid() == 0:
         _give(folder, "mosquitto")
         os.chmod(folder / "passwd", 0o600)
-    log = (folder / "log").open("wb")
-    process = subprocess.Popen([str(mosquitto_bin()), "-c", str(config)], stdout=log, stderr=subprocess.STDOUT)
+    assert config == folder / "mosquitto.conf"
+    broker = Broker(port, folder, None, folder / "ca.crt" if tls else None)  # type: ignore[arg-type]
     try:
-        wait_for_port(port, process)
-        yield Broker(port, folder, process, folder / "ca.crt" if tls else None)
+        broker.start()
+        yield broker
     finally:
-        stop(process)
-        log.close()
+        if broker.process is not None:
+            stop(broker.process)
 
 
 def stop(process: subprocess.Popen, timeout_s: float = 15.0) -> None:

@@ -146,3 +146,23 @@ def test_the_intake_speaks_tls_to_a_broker_whose_ca_it_is_given(tls_broker, data
     with intake(settings(tls_broker, database, tmp_path)):
         publish(tls_broker, "t6", m.payloads())
         wait_until(lambda: len(stored(database)) == len(m.messages), what="every message, over TLS")
+
+
+def test_a_broker_restarted_loses_nothing_it_held_for_the_club(broker, database, tmp_path):
+    migrate(database)
+    first, second, third = (play(CLUB, "t7", "shelem", seed=7, hands=1, match=n) for n in (1, 2, 3))
+    config = settings(broker, database, tmp_path)
+    with intake(config) as running:
+        publish(broker, "t7", first.payloads())
+        wait_until(lambda: len(stored(database)) == len(first.messages), what="the first match")
+        broker.restart()
+        wait_until(running.subscribed.is_set, what="the intake back on the restarted broker")
+        publish(broker, "t7", second.payloads())
+        wait_until(lambda: len(stored(database)) == len(first.messages) + len(second.messages), what="match 2")
+    publish(broker, "t7", third.payloads())  # the club service is down: the broker queues them for it ...
+    broker.restart()  # ... and keeps them through its own restart
+    with intake(config):
+        wait_until(lambda: len(stored(database)) == sum(len(m.messages) for m in (first, second, third)))
+    assert sorted(stored(database)) == sorted(
+        ("t7", m.match, msg["seq"]) for m in (first, second, third) for msg in m.messages
+    )
