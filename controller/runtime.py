@@ -16,6 +16,10 @@ kept beside the journal; every state published names things with it (``engine.vi
 
 A pause refuses every event until the table resumes. It is kept in a small file beside the
 journal (``croupier.db.paused``), so a table paused before a power cut is still paused after.
+
+With ``[club]`` settings the runtime joins the table to its club (``controller/club_link``): its
+events go to the journal's outbox with them, its status follows what it publishes, and the
+publisher's thread starts and stops with the controller.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from controller.journal.files import pause_path, write_atomically
 from controller.seating import Seating, load_seating, save_seating, seating_path
@@ -41,6 +45,9 @@ from engine.log import MalformedLog, referee_text
 from engine.seat_names import SeatNameError, check_names
 from engine.view import public_event, public_state, table_words, violation_of
 from engine.violation_words import Words
+
+if TYPE_CHECKING:
+    from controller.club_link.link import ClubLink
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +101,11 @@ class Runtime:
         # dealt by the machine (the future resolves once it has started, with the public state).
         self.machine_deal: Callable[[int | None], Future[dict[str, Any]]] | None = None
         controller.subscribers.append(self._on_update)
+        self.club: ClubLink | None = None  # the table's club, when its settings name one ([club])
+        if settings.club is not None:
+            from controller.club_link.link import ClubLink
+
+            self.club = ClubLink.attach(self)
 
     @classmethod
     def open(cls, settings: Settings, token: str) -> Runtime:
@@ -107,11 +119,15 @@ class Runtime:
     def start(self) -> None:
         if not self._started:
             self.controller.start()
+            if self.club is not None:
+                self.club.start()
             self._started = True
 
     def stop(self) -> None:
         if self._started:
             self.controller.stop()
+            if self.club is not None:  # what it could not send stays in the outbox for the next start
+                self.club.stop()
             self._started = False
 
     # --- commands (each returns a future resolved on the controller's thread) -------------

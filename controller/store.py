@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.club_link import outbox
 from controller.journal.ack import Acknowledged, write_ack
 from controller.journal.chain import CHAIN_COLUMNS, EVENT_COLUMNS, GENESIS, MATCH_COLUMNS, EventRow, MatchRow, Row, link
 from controller.journal.check import inspect, unavailable
@@ -39,7 +40,7 @@ from engine.log import FORMAT, VERSION
 
 __all__ = ["Journal", "JournalDamaged", "JournalError", "JournalShortened", "JournalUnavailable", "MatchRecord"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SQLITE_FULL = 13
 
 log = logging.getLogger(__name__)
@@ -114,8 +115,9 @@ def _key(row: EventRow) -> tuple[Any, Any]:
     return row.match_id, row.seq
 
 
-# MIGRATIONS[n] takes a database at schema version n to n + 1 (0: an empty file).
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_v1, 1: _chain_v2}
+# MIGRATIONS[n] takes a database at schema version n to n + 1 (0: an empty file). Schema 3 adds
+# the club's outbox (controller/club_link/outbox.py), beside the chain and outside it.
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_v1, 1: _chain_v2, 2: outbox.create_tables}
 
 
 def _private_file(path: Path) -> None:
@@ -190,20 +192,41 @@ class Journal:
         players: int,
         options: Mapping[str, Any],
         start: Mapping[str, Any] | None,
+        club: Sequence[Mapping[str, Any]] = (),
     ) -> int:
+        """Begin a match; ``club``: the club messages it makes, queued in the same transaction."""
         with self._writing():
             (match_id,) = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM matches").fetchone()
             start_text = json.dumps(dict(start)) if start else None
-            self._insert(MatchRow(match_id, game, players, json.dumps(dict(options)), start_text, _now()))
+            created = _now()
+            self._insert(MatchRow(match_id, game, players, json.dumps(dict(options)), start_text, created))
+            outbox.enqueue(self._db, match_id, created, club)
         return int(match_id)
 
-    def append(self, match_id: int, event: Mapping[str, Any]) -> int:
-        """Append one table-log event; return its index in the match. Durable on return;
-        JournalUnavailable (nothing recorded) if the disk refuses it."""
+    def append(self, match_id: int, event: Mapping[str, Any], club: Sequence[Mapping[str, Any]] = ()) -> int:
+        """Append one table-log event, and the club messages it makes (``club``) to the outbox, in
+        one transaction; return its index in the match. Durable on return; JournalUnavailable
+        (nothing recorded) if the disk refuses it."""
         with self._writing():
             seq = self.event_count(match_id)
-            self._insert(EventRow(match_id, seq, json.dumps(dict(event)), _now()))
+            at = _now()
+            self._insert(EventRow(match_id, seq, json.dumps(dict(event)), at))
+            outbox.enqueue(self._db, match_id, at, club)
         return seq
+
+    def queue_for_club(self, match_id: int, messages: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Queue club messages (each with the time its record was journaled) for a match none
+        were queued for yet: a match in progress when the table joined a club."""
+        with self._writing():
+            for at, message in messages:
+                outbox.enqueue(self._db, match_id, at, [message])
+
+    def queued_for_club(self, match_id: int) -> bool:
+        """Whether club messages were ever queued for this match."""
+        try:
+            return outbox.started(self._db, match_id)
+        except sqlite3.DatabaseError as exc:
+            raise self._failure(exc, "read") from None
 
     def restore(self, match: MatchRow, events: Sequence[EventRow]) -> None:
         """Write a salvaged match and its events as they were (ids, times, text), in one step."""
@@ -294,6 +317,22 @@ class Journal:
     def latest_match(self) -> MatchRecord | None:
         found = self.matches()
         return found[-1] if found else None
+
+    def hand_so_far(self, match_id: int) -> tuple[int, list[dict[str, Any]]]:
+        """The index of the match's last deal and the events from it on (the hand in play)."""
+        deals = "SELECT MAX(seq) FROM events WHERE match_id = ? AND json_extract(event, '$.type') = 'deal'"
+        first = self._read(deals, (match_id,))[0][0]
+        if first is None:
+            return self.event_count(match_id), []
+        rows = self._read(
+            "SELECT seq, event FROM events WHERE match_id = ? AND seq >= ? ORDER BY seq", (match_id, first)
+        )
+        return int(first), [self._decode(text, f"event {seq} of match {match_id}") for seq, text in rows]
+
+    def timed_events(self, match_id: int) -> list[tuple[str, dict[str, Any]]]:
+        """Each event of the match with the time it was journaled."""
+        rows = self._read("SELECT seq, at, event FROM events WHERE match_id = ? ORDER BY seq", (match_id,))
+        return [(str(at), self._decode(text, f"event {seq} of match {match_id}")) for seq, at, text in rows]
 
     def events(self, match_id: int) -> list[dict[str, Any]]:
         rows = self._read("SELECT seq, event FROM events WHERE match_id = ? ORDER BY seq", (match_id,))

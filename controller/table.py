@@ -7,6 +7,11 @@ event the referee calls malformed is refused with its reason and changes nothing
 that breaks a rule is journalled with its violation, exactly as the table log records it.
 The state of a match is a pure function of its journal, so a restart resumes where the
 table stopped. Other threads never touch the state: they ``post`` events to the inbox.
+
+A table in a club (``controller/club_link``) also turns each match begun and each event into
+the club's messages, which the journal queues in its outbox in the same transaction as the
+record they come from; the publisher's thread sends them, so the table never waits on the
+network.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from controller.store import Journal, JournalError
 from engine.games import get_game
 from engine.log import MalformedLog, Referee, TableLog, event_to_json, parse_event, referee_text
+
+if TYPE_CHECKING:
+    from controller.club_link.link import ClubLink
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +70,7 @@ class TableController:
         self._seq = 0
         self._inbox: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
+        self.club: ClubLink | None = None  # set when the table publishes to a club
         self._resume()
 
     # --- the match ------------------------------------------------------------------------
@@ -89,7 +98,11 @@ class TableController:
         if start:
             log_doc["start"] = dict(start)
         self._adopt(log_doc)  # validates the game, players, options and start before journalling
-        self.match_id = self.journal.start_match(game, seats, options or {}, start)
+        assert self._referee is not None
+        club = self.club.match_messages(self._referee, start) if self.club is not None else []
+        self.match_id = self.journal.start_match(game, seats, options or {}, start, club)
+        if self.club is not None:
+            self.club.queued()
         return self.match_id
 
     def submit(self, raw: Mapping[str, Any]) -> Outcome:
@@ -98,6 +111,7 @@ class TableController:
         if self._referee is None or self._log is None or self.match_id is None:
             return Outcome(False, reason="no match has been started")
         index = self.journal.event_count(self.match_id)
+        before = self.club.mark(self._referee) if self.club is not None else None
         try:
             event = parse_event(self._log, dict(raw), index)
             violation = self._referee.apply(event, index)
@@ -106,12 +120,15 @@ class TableController:
         stored = event_to_json(event)
         if isinstance(raw.get("note"), str):  # a correction's reason: the log keeps notes
             stored["note"] = raw["note"]
+        club = self.club.event_messages(self._referee, before, index, stored, self.match_id) if self.club else []
         try:
-            self.journal.append(self.match_id, stored)
+            self.journal.append(self.match_id, stored, club)
         except JournalError as exc:  # the table's trouble, not the event's: raised, not refused
             log.error("journal write failed, reloading the match from the journal: %s", exc)
             self._resume()  # the judged event never happened: the journal is the truth
             raise
+        if self.club is not None:
+            self.club.queued()
         if self._hand_ended():
             self.journal.copy_at_hand_end()  # the worst loss is now the hand in play
         found = violation.to_json() if violation is not None else None

@@ -95,7 +95,7 @@ def test_a_failed_journal_write_is_raised_and_keeps_the_journal_as_truth(tmp_pat
         table.submit(event)
     before = table.report()
 
-    def broken_append(match_id, event):
+    def broken_append(match_id, event, club=()):
         raise JournalUnavailable("cannot write to the journal: disk full")
 
     table.journal.append = broken_append  # type: ignore[method-assign]
