@@ -214,7 +214,7 @@ def _table_view(name: str, status: dict[str, Any], flag: str | None, record: Mat
         flags += [f"match {record.match}: {m}" for m in record.mismatches]
     return {
         "table": name,
-        "online": status.get("online", False) if status else False,
+        "online": status.get("online", True) if status else None,  # None: no status has come yet
         "game": status.get("game") or (record.game if record else None),
         "match": status.get("match") or (record.match if record else None),
         "hand": status.get("hand"),

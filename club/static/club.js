@@ -13,8 +13,9 @@ async function get(path) {
 function tableCard(t) {
   const card = el("div", undefined, "card");
   if (t.flags.length) card.classList.add("flagged");
-  if (!t.online) card.classList.add("offline");
-  card.append(el("h3", `${t.table}${t.online ? "" : " (offline)"}`));
+  if (t.online === false) card.classList.add("offline");
+  const reach = t.online === false ? " (offline)" : t.online === null ? " (no status yet)" : "";
+  card.append(el("h3", `${t.table}${reach}`));
   card.append(el("div", `${t.game ?? "no game yet"}${t.match ? `, match ${t.match}` : ""}${t.hand ? `, hand ${t.hand}` : ""}`));
   if (t.score) card.append(el("div", `score ${JSON.stringify(t.score)}`));
   if (t.to_act) card.append(el("div", `to act: ${t.to_act}`));
@@ -78,16 +79,35 @@ async function refresh() {
 
 const lines = (id) => $(id).value.split("\n").map((s) => s.trim()).filter(Boolean);
 
-$("round-form").onsubmit = async (e) => {
-  e.preventDefault();
+// A control action with the club's token; the answer said in words.
+async function act(method, path, body, done) {
   localStorage.setItem("club-token", tokenBox.value);
+  const headers = { authorization: `Bearer ${tokenBox.value}` };
+  if (body) headers["content-type"] = "application/json";
+  const answer = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  let said = done;
+  if (!answer.ok) {
+    const detail = (await answer.json().catch(() => ({}))).detail;
+    said = `refused: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`;
+  }
+  $("said").textContent = said;
+  refresh();
+}
+
+$("round-form").onsubmit = (e) => {
+  e.preventDefault();
   const body = { method: $("method").value };
   if (lines("entrants").length) body.entrants = lines("entrants");
   if (lines("round-tables").length) body.tables = lines("round-tables");
-  const answer = await fetch("/api/rounds", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${tokenBox.value}` }, body: JSON.stringify(body) });
-  $("said").textContent = answer.ok ? "round started" : `refused: ${(await answer.json()).detail}`;
-  refresh();
+  act("POST", "/api/rounds", body, "round started");
 };
+
+const flagPath = () => `/api/tables/${encodeURIComponent($("flag-table").value.trim())}/flag`;
+$("flag-form").onsubmit = (e) => {
+  e.preventDefault();
+  act("POST", flagPath(), { reason: $("flag-reason").value.trim() }, "table flagged");
+};
+$("unflag").onclick = () => act("DELETE", flagPath(), null, "table unflagged");
 
 refresh();
 setInterval(refresh, 2000);
