@@ -6,6 +6,7 @@ seq) with ON CONFLICT DO NOTHING, so a message received twice or late changes no
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +59,8 @@ def write(conn: psycopg.Connection, club: str, records: Sequence[Record]) -> int
     messages = [r for r in records if isinstance(r, Accepted)]
     with conn.transaction(), conn.cursor() as cur:
         new = _insert_messages(cur, club, messages) if messages else 0
+        if new < len(messages):  # some were here already: the same message again, or another under its key?
+            records = [*records, *_conflicts(cur, club, messages)]
         for record in records:  # statuses in the order they came: the last one says how the table is now
             if isinstance(record, Status):
                 _merge_status(cur, club, record)
@@ -75,6 +78,30 @@ def _insert_messages(cur: psycopg.Cursor, club: str, messages: list[Accepted]) -
         [(club, m.table, m.match, m.seq, m.kind, m.hand, m.at, Jsonb(m.body)) for m in messages],
     )
     return cur.rowcount
+
+
+def _conflicts(cur: psycopg.Cursor, club: str, messages: list[Accepted]) -> list[Refused]:
+    """The messages whose key the club already holds for a different message (a table whose journal
+    was started afresh numbers its matches from 1 again): refused, the one held kept."""
+    keys = [(m.table, m.match, m.seq) for m in messages]
+    held = {
+        (t, match, seq): body
+        for t, match, seq, body in cur.execute(
+            "SELECT table_name, match, seq, body FROM messages WHERE club = %s"
+            " AND (table_name, match, seq) IN (SELECT * FROM unnest(%s::text[], %s::int[], %s::int[]))",
+            (club, [k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]),
+        ).fetchall()
+    }
+    return [
+        Refused(
+            f"croupier/{club}/{m.table}/events",
+            json.dumps(m.body, sort_keys=True).encode(),
+            f"table {m.table} sent another message as match {m.match} seq {m.seq} (a journal started afresh?):"
+            " the one received first is kept",
+        )
+        for m in messages
+        if held.get((m.table, m.match, m.seq), m.body) != m.body
+    ]
 
 
 def _merge_status(cur: psycopg.Cursor, club: str, s: Status) -> None:

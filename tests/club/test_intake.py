@@ -52,6 +52,8 @@ def test_every_message_is_stored_once_whatever_comes_twice_or_out_of_order(broke
     expected = {(m.table, m.match, msg["seq"]): msg for m in matches for msg in m.messages}
     expected.update({(m.table, 999, 1): json.loads(markers[m.table]) for m in matches})
     assert found == expected  # each exactly once, and as it was sent
+    with psycopg.connect(database) as conn:
+        assert store.rejected(conn) == []  # a message again is no conflict
 
 
 def test_a_message_that_breaks_the_contract_is_refused_with_its_reason_and_the_intake_goes_on(
@@ -166,3 +168,18 @@ def test_a_broker_restarted_loses_nothing_it_held_for_the_club(broker, database,
     assert sorted(stored(database)) == sorted(
         ("t7", m.match, msg["seq"]) for m in (first, second, third) for msg in m.messages
     )
+
+
+def test_another_message_under_a_key_already_held_is_refused_and_the_first_kept(broker, database, tmp_path):
+    migrate(database)
+    old, new = play(CLUB, "t8", "nap", seed=8, hands=1), play(CLUB, "t8", "poley", seed=9, hands=1)
+    with intake(settings(broker, database, tmp_path)):
+        publish(broker, "t8", old.payloads())
+        wait_until(lambda: len(stored(database)) == len(old.messages), what="the first journal's match")
+        publish(broker, "t8", [*new.payloads()[:3], marker("t8")])  # a new journal's match 1, seq 1 to 3
+        wait_until(lambda: ("t8", 999, 1) in stored(database), what="the marker")
+    kept = stored(database)
+    assert all(kept[("t8", 1, msg["seq"])] == msg for msg in old.messages)
+    with psycopg.connect(database) as conn:
+        reasons = [r["reason"] for r in store.rejected(conn)]
+    assert len(reasons) == 3 and all("sent another message as match 1 seq" in r for r in reasons)
