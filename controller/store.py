@@ -217,9 +217,12 @@ class Journal:
     def queue_for_club(self, match_id: int, messages: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
         """Queue club messages (each with the time its record was journaled) for a match none
         were queued for yet: a match in progress when the table joined a club."""
-        with self._writing():
-            for at, message in messages:
-                outbox.enqueue(self._db, match_id, at, [message])
+        try:
+            with self._transaction():  # no record is added: the acknowledgement record stands
+                for at, message in messages:
+                    outbox.enqueue(self._db, match_id, at, [message])
+        except sqlite3.DatabaseError as exc:
+            raise self._failure(exc, "write to") from None
 
     def queued_for_club(self, match_id: int) -> bool:
         """Whether club messages were ever queued for this match."""

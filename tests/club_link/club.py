@@ -75,6 +75,15 @@ class Collector:
         self.client.loop_stop()
 
 
+def wait_until(condition: Any, what: str) -> None:
+    """Wait for ``condition``, looking every few milliseconds."""
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {WAIT_S:g} s for {what}")
+        time.sleep(0.02)
+
+
 def first_copies(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     seen, out = set(), []
     for message in messages:
