@@ -25,7 +25,7 @@ from engine.games import GAMES, get_game
 from engine.log import MalformedLog, dumps, referee_text
 
 if TYPE_CHECKING:
-    from controller.settings import Settings
+    from controller.settings import ClubSettings, Settings
 
 club_app.command("serve")(club_serve)
 
@@ -87,6 +87,10 @@ def sim(
     engine_only: Annotated[
         bool, typer.Option(help="No devices: the players act on the engine directly (quick runs of many hands).")
     ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option(help="A settings file whose [club] section the simulated table publishes with (docs/club.md)."),
+    ] = None,
 ) -> None:
     """The whole table, simulated: the dealing machine on a pseudo-terminal, the camera's frames
     through the vision pipeline, the panel on mock pins, the controller, journal and web page."""
@@ -100,15 +104,28 @@ def sim(
         hands = HEADLESS_HANDS if hands is None else hands
         speed = HEADLESS_SPEED if speed is None else speed
     speed = 1.0 if speed is None else speed
+    club = _club_of(config) if config is not None else None
+    if club is not None and engine_only:
+        fail("--engine-only plays without the table's controller and journal: it cannot publish to a club")
     if engine_only:
         table_log = _engine_only_match(chosen, players, seed, hands, speed, quiet=headless or as_json)
     else:
         from controller.sim_run import run_simulated_table
 
         table_log = run_simulated_table(
-            chosen.name, players, seed, hands, speed, mistakes, host, port, store, headless or as_json, console
+            chosen.name, players, seed, hands, speed, mistakes, host, port, store, headless or as_json, console, club
         )
     _finish(table_log, log, as_json)
+
+
+def _club_of(config: Path) -> ClubSettings | None:
+    """The [club] section of a settings file (the simulated table takes nothing else from it)."""
+    from controller.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(config).club
+    except SettingsError as exc:
+        fail(str(exc))
 
 
 def _engine_only_match(chosen, players, seed, hands, speed, quiet):  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from controller.cli_common import check_can_listen, fail, free_port, stop_requested
 from controller.render import seat_label
+from controller.settings import ClubSettings
 from controller.sim_table import SimOptions, SimulatedTableRig
 from engine.words import call_words, card_words, declaration_words, suit_words
 from simulators.people import TableGoneQuiet
@@ -33,6 +34,7 @@ def run_simulated_table(
     store: Path | None,
     quiet: bool,
     console: Console,
+    club: ClubSettings | None = None,
 ) -> dict[str, Any]:
     """Play ``hands`` hands (None: the whole match) on a simulated table; the match's table log."""
     port = port if port is not None else (free_port(host) if quiet else DEFAULT_PORT)
@@ -46,6 +48,7 @@ def run_simulated_table(
         host=host,
         port=port,
         store=store,
+        club=club,
     )
     rig = SimulatedTableRig(options)
     progress = _HandProgress(hands) if quiet else None
@@ -82,6 +85,9 @@ def _announce(console: Console, rig: SimulatedTableRig) -> None:
     console.print(f"croupier: the simulated table is at [bold]{rig.url}[/bold]")
     console.print(f"control token (for the page's setup): {rig.token}")
     console.print(f"{rig.game.title}, {rig.players} seats; the machine deals on {rig.machine.pty.path}")
+    club = rig.settings.club
+    if club is not None:
+        console.print(f"publishing to the club {club.club} as table {club.table} at {club.broker}")
     sys.stdout.flush()
 
 

@@ -26,7 +26,7 @@ from api.app import create_app
 from controller.dealer_service import DealerService
 from controller.live import LiveTable
 from controller.runtime import Runtime
-from controller.settings import Settings
+from controller.settings import ClubSettings, Settings
 from engine.games import get_game
 from hardware.panel import Panel
 from simulators.dealer_model import SimulatedOperator
@@ -57,6 +57,7 @@ class SimOptions:
     port: int = 8000
     store: Path | None = None  # the journal; None: a fresh one in a temporary folder
     token: str | None = None
+    club: ClubSettings | None = None  # publish to this club's broker, as a table with [club] settings does
 
 
 class SimulatedTableRig:
@@ -73,6 +74,7 @@ class SimulatedTableRig:
             store={"path": store},  # type: ignore[arg-type]
             api={"host": options.host, "port": options.port},  # type: ignore[arg-type]
             table={"game": options.game, "players": self.players, "options": options.options or {}},  # type: ignore[arg-type]
+            **({"club": options.club} if options.club is not None else {}),  # else the environment's, if any
         )
         self.token = options.token or _token()
         self.rng = random.Random(options.seed)
