@@ -30,17 +30,17 @@ def control(client: TestClient, verb: str, path: str, body: dict | None = None, 
     return client.request(verb, path, headers=headers, json=body)
 
 
-@pytest.mark.parametrize("token", [None, "", "the-clubs-token-", "THE-CLUBS-TOKEN"])
-def test_control_actions_are_refused_without_the_clubs_token(club, token):
-    for method, path, body in [
-        ("POST", "/api/rounds", ROUND_ONE),
-        ("POST", "/api/tables/t1/flag", {"reason": "a dispute"}),
-        ("DELETE", "/api/tables/t1/flag", {}),
-    ]:
-        answer = control(club, method, path, body or None, token)
-        assert answer.status_code == 401, (method, path)
-        assert "club's token" in answer.json()["detail"] and answer.headers["www-authenticate"] == "Bearer"
-    assert control(club, "POST", "/api/rounds", {"method": "knockout"}, token).status_code == 401  # before the body
+def test_control_actions_are_refused_without_the_clubs_token(club):
+    for token in [None, "", "the-clubs-token-", "THE-CLUBS-TOKEN", "the-clubs-toke"]:
+        for method, path, body in [
+            ("POST", "/api/rounds", ROUND_ONE),
+            ("POST", "/api/tables/t1/flag", {"reason": "a dispute"}),
+            ("DELETE", "/api/tables/t1/flag", {}),
+        ]:
+            answer = control(club, method, path, body or None, token)
+            assert answer.status_code == 401, (method, path, token)
+            assert "club's token" in answer.json()["detail"] and answer.headers["www-authenticate"] == "Bearer"
+        assert control(club, "POST", "/api/rounds", {"method": "knockout"}, token).status_code == 401  # before the body
     assert club.get("/api/rounds").json() == []
 
 
