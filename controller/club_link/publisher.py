@@ -43,6 +43,7 @@ RECONNECT_MIN_S = 0.5
 class _Session:
     """One connection's bookkeeping, filled in by paho's callbacks (on the publisher's thread)."""
 
+    acl: str  # what the broker's ACL must allow, in words, for a refusal's message
     answered: bool = False
     refusal: str | None = None  # why the broker refused the connection or a message
     up: bool = False
@@ -114,7 +115,7 @@ class Publisher:
 
     def _session(self, reader: OutboxReader) -> bool:
         """Connect, then send until the connection ends or the table stops; True if it was up."""
-        session = _Session()
+        session = _Session(f"the user '{self.settings.user}' write {self.events_topic.rsplit('/', 1)[0]}/#")
         client = self._client(session)
         try:
             client.connect(self.settings.host, self.settings.port, keepalive=KEEPALIVE_S, clean_start=True)
@@ -238,8 +239,6 @@ def _on_publish(client: mqtt.Client, session: _Session, mid: int, reason: Any, p
     session.other.discard(mid)
     if reason.is_failure:
         what = "a message" if row is not None else "the table's status"
-        session.refusal = (
-            f"the broker refused {what}: {reason} (its ACL must let this table's user write under its own topics)"
-        )
+        session.refusal = f"the broker refused {what}: {reason} (its ACL must let {session.acl})"
     elif row is not None:
         session.acknowledged.append(row)

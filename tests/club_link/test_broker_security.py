@@ -61,8 +61,9 @@ def test_a_table_whose_acl_does_not_match_keeps_its_messages_and_says_why(tmp_pa
     runtime = opened(settings)  # t1's credentials, t2's topics: the broker takes the connection, not the messages
     start_match(runtime, engine_log("nap", 1, seed=2, players=3))
     publisher = runtime.club.publisher
-    wait_until(lambda: publisher.error and "refused a message" in publisher.error, "the refusal")
-    assert "Not authorized" in publisher.error and publisher.acknowledged == 0
+    wait_until(lambda: publisher.error and "the broker refused" in publisher.error, "the refusal")
+    assert "Not authorized (its ACL must let the user 't1' write croupier/oak/t2/#)" in publisher.error
+    assert publisher.acknowledged == 0
     assert runtime.journal._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 1  # kept, to be sent later
     assert club.events("t2") == []
 

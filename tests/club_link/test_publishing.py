@@ -12,7 +12,7 @@ import pytest
 from benchmarks.club_servers import stop
 from controller.runtime import Runtime
 from engine.log import referee_text
-from tests.club_link.club import Collector, club_settings, engine_log, play, start_match
+from tests.club_link.club import Collector, club_settings, engine_log, play, start_match, wait_until
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|[BL]J)$")
 
@@ -134,7 +134,9 @@ def test_the_outbox_keeps_everything_while_the_broker_is_away(club, table, broke
     start_match(runtime, log)
     play(runtime, log["events"])  # the table plays on without its broker
     assert outbox_rows(runtime) == queued(runtime) > len(log["events"])
-    assert not runtime.club.publisher.connected and "cannot reach the broker" in runtime.club.publisher.error
+    publisher = runtime.club.publisher
+    wait_until(lambda: publisher.error and "cannot reach the broker" in publisher.error, "the publisher's first try")
+    assert not publisher.connected and publisher.acknowledged == 0
     broker.start()
     got = club.wait_for_seq("t1", queued(runtime))
     assert [m["seq"] for m in got] == list(range(1, queued(runtime) + 1))
