@@ -49,6 +49,9 @@ def classify(club: str, topic: str, payload: bytes) -> store.Record:
         message, body = parse_events_message(where, payload)
     except BadMessage as exc:
         return store.Refused(topic, payload, str(exc))
+    except Exception as exc:  # a message no check foresaw must not stop the club's intake
+        log.exception("a message on %s could not be read", topic)
+        return store.Refused(topic, payload, f"could not be read: {type(exc).__name__}: {exc}")
     hand = getattr(message, "hand", None)
     return store.Accepted(message.table, message.match, message.seq, message.kind, hand, message.at, body)
 
@@ -162,12 +165,26 @@ class Intake:
         for record in records:
             if isinstance(record, store.Refused):
                 log.warning("refused a message on %s: %s", record.topic, record.reason)
-        new = store.write(conn, self.settings.club, records)
+        try:
+            new = store.write(conn, self.settings.club, records)
+        except psycopg.DataError:  # a value the database refuses: store the rest, refuse that one
+            new = self._one_by_one(conn, batch, records)
         for received in batch:  # only now, with the batch committed
             if received.qos > 0:
                 self._client.ack(received.mid, received.qos)
         if self.on_stored is not None and new:
             self.on_stored(new)
+
+    def _one_by_one(self, conn: psycopg.Connection, batch: list[Received], records: list[store.Record]) -> int:
+        new = 0
+        for received, record in zip(batch, records, strict=True):
+            try:
+                new += store.write(conn, self.settings.club, [record])
+            except psycopg.DataError as exc:
+                reason = f"the club's database refused it: {str(exc).strip().splitlines()[0]}"
+                log.warning("refused a message on %s: %s", received.topic, reason)
+                store.write(conn, self.settings.club, [store.Refused(received.topic, received.payload, reason)])
+        return new
 
 
 def _closed(conn: psycopg.Connection | None) -> None:

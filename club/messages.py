@@ -140,11 +140,23 @@ def _json_object(payload: bytes) -> dict:  # type: ignore[type-arg]
         raise BadMessage(f"a message of {len(payload):,} bytes, more than {MAX_PAYLOAD:,}")
     try:
         body = json.loads(payload.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, an integer of over 4,300 digits
         raise BadMessage(f"not UTF-8 JSON: {exc}") from None
     if not isinstance(body, dict):
         raise BadMessage("a message must be a JSON object")
+    if _holds_nul(body):
+        raise BadMessage("a text in the message holds a NUL character (\\u0000), which the club's database cannot keep")
     return body
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(v) for v in value)
+    return False
 
 
 def _refuse_constant(name: str) -> Any:

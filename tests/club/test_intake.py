@@ -69,6 +69,7 @@ def test_a_message_that_breaks_the_contract_is_refused_with_its_reason_and_the_i
         json.dumps({**event, "event": {**event["event"], "hands": [["AS"]]}}).encode(),  # a hidden hand, public
         json.dumps({**good[0], "seq": 0}).encode(),
         json.dumps({**good[0], "at": "2026-12-02T10:00:00"}).encode(),  # no time zone
+        json.dumps({**good[0], "seats": ["an\u0000na", "ben", "carl", "dora"]}).encode(),  # PostgreSQL keeps no NUL
     ]
     with intake(settings(broker, database, tmp_path)):
         publish(broker, "t1", [*bad, json.dumps(good[0]).encode()])
@@ -84,6 +85,7 @@ def test_a_message_that_breaks_the_contract_is_refused_with_its_reason_and_the_i
         "hidden until its hand's reveal",
         "seq",
         "timezone",
+        "holds a NUL character",
     ]:
         assert words in said, words
     assert list(stored(database)) == [("t1", 1, 1)]
@@ -183,3 +185,21 @@ def test_another_message_under_a_key_already_held_is_refused_and_the_first_kept(
     with psycopg.connect(database) as conn:
         reasons = [r["reason"] for r in store.rejected(conn)]
     assert len(reasons) == 3 and all("sent another message as match 1 seq" in r for r in reasons)
+
+
+def test_a_message_the_database_refuses_is_refused_alone_and_the_rest_stored(broker, database, tmp_path):
+    migrate(database)
+    good = play(CLUB, "t9", "nap", seed=9, hands=1)
+    overflowing = {**good.messages[1], "extra": 1}  # a field a later version might add, too large for a float
+    payloads = good.payloads()
+    payloads[1] = json.dumps(overflowing).replace('"extra": 1', '"extra": 1e400').encode()
+    with intake(settings(broker, database, tmp_path)):
+        publish(broker, "t9", [*payloads, marker("t9")])
+        wait_until(lambda: ("t9", 999, 1) in stored(database), what="the marker")
+    assert sorted(stored(database)) == sorted(
+        [("t9", 1, n) for n in range(1, len(payloads) + 1) if n != 2] + [("t9", 999, 1)]
+    )
+    with psycopg.connect(database) as conn:
+        assert [r["reason"] for r in store.rejected(conn)] == [
+            "the club's database refused it: invalid input syntax for type json"
+        ]
