@@ -209,7 +209,7 @@ def _rounds_of(
 def _table_view(name: str, status: dict[str, Any], flag: str | None, record: MatchRecord | None) -> dict[str, Any]:
     flags = [f"flagged by the club: {flag}"] if flag else []
     if status.get("held"):
-        flags.append("held: the table is holding play for a violation")
+        flags.append("held: the table waits for a device that cannot go on (its page says why)")
     if record is not None:
         flags += [f"match {record.match}: {m}" for m in record.mismatches]
     return {
