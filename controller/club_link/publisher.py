@@ -105,7 +105,8 @@ class Publisher:
                 try:
                     served = self._session(reader)
                 except Exception as exc:  # the thread must outlive anything: the table never depends on it
-                    log.exception("the club publisher failed; it starts again")
+                    if f"the publisher failed: {exc}" != self.error:
+                        log.exception("the club publisher failed; it starts again")
                     self._fail(f"the publisher failed: {exc}")
                     served = False
                 delay = self.reconnect_min_s if served else min(delay * 2, self.settings.reconnect_max_s)
@@ -116,8 +117,8 @@ class Publisher:
     def _session(self, reader: OutboxReader) -> bool:
         """Connect, then send until the connection ends or the table stops; True if it was up."""
         session = _Session(f"the user '{self.settings.user}' write {self.events_topic.rsplit('/', 1)[0]}/#")
-        client = self._client(session)
-        try:
+        try:  # a CA file or password file gone since the start, a host that does not resolve, no route
+            client = self._client(session)
             client.connect(self.settings.host, self.settings.port, keepalive=KEEPALIVE_S, clean_start=True)
         except (OSError, ValueError, ssl.SSLError) as exc:
             self._fail(f"cannot reach the broker at {self.settings.broker}: {exc}")
