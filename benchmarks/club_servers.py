@@ -137,9 +137,9 @@ def _certificates(folder: Path) -> str:
 
 def _broker_files(folder: Path, port: int, tables: list[str], tls: bool = False) -> Path:
     passwords = folder / "passwd"
-    passwords.write_text("")
-    for user, password in [(CLUB_USER, CLUB_PASSWORD), *((t, password_of(t)) for t in tables)]:
-        subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True, capture_output=True)
+    users = [(CLUB_USER, CLUB_PASSWORD), *((t, password_of(t)) for t in tables)]
+    passwords.write_text("".join(f"{user}:{password}\n" for user, password in users))
+    subprocess.run(["mosquitto_passwd", "-U", str(passwords)], check=True, capture_output=True)  # hashed in place
     (folder / "acl").write_text(
         f"user {CLUB_USER}\ntopic read croupier/{CLUB}/#\n\npattern write croupier/{CLUB}/%u/#\n"
     )
