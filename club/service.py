@@ -6,6 +6,7 @@ when a message of it has arrived since (the replays are kept by the number of me
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from club.exports import results_csv
 from club.replay import MatchRecord, rebuild
 from club.settings import ClubSettings
 from club.standings import Placed, side_names, standings
+
+KEPT_REPLAYS = 1000  # a whole Fifty-Six match's replay is some hundreds of kilobytes
 
 
 class NotFound(LookupError):
@@ -38,7 +41,8 @@ class Club:
     def __init__(self, settings: ClubSettings) -> None:
         self.settings = settings
         self.name = settings.club
-        self._replays: dict[tuple[str, int], tuple[int, MatchRecord]] = {}
+        # The latest replays, by match: a replay is kept while no message of its match arrives.
+        self._replays: OrderedDict[tuple[str, int], tuple[int, MatchRecord]] = OrderedDict()
         self._lock = threading.Lock()
 
     @contextmanager
@@ -57,11 +61,15 @@ class Club:
     def _record(self, conn: psycopg.Connection, key: store.MatchKey) -> MatchRecord:
         with self._lock:
             known = self._replays.get((key.table, key.match))
+            if known is not None:
+                self._replays.move_to_end((key.table, key.match))
         if known is not None and known[0] == key.messages:
             return known[1]
         record = rebuild(key.table, key.match, store.match_messages(conn, self.name, key.table, key.match))
         with self._lock:
             self._replays[(key.table, key.match)] = (key.messages, record)
+            while len(self._replays) > KEPT_REPLAYS:  # the least recently asked for goes first
+                self._replays.popitem(last=False)
         return record
 
     def match(self, table: str, match: int) -> MatchRecord:
