@@ -32,9 +32,9 @@ def club_service(broker: Broker, database: str, tmp: Path, port: int) -> Iterato
         wait_until(lambda: _subscribed(process, port), what="the club service to answer, subscribed")
         yield process
     finally:
-        if process.poll() is None:
+        if process.poll() is None:  # stopped as systemd stops it: it leaves cleanly
             process.send_signal(signal.SIGTERM)
-            process.wait(30)
+            assert process.wait(30) == 0, (tmp / "serve.log").read_text()
         log.close()
 
 
