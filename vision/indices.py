@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -208,9 +208,11 @@ class IndexDetector:
         out = self.net.run(blob)[0]
         return out[:, : (h + 3) // STRIDE, : (w + 3) // STRIDE]
 
-    def detect(self, image: np.ndarray, scale: float = 1.0) -> list[IndexRead]:
+    def detect(self, image: np.ndarray, scale: float = 1.0, index_height: float | None = None) -> list[IndexRead]:
         """The indices in a BGR image, run at ``scale`` (the image resized by it first); their
-        geometry in the image's own pixels."""
+        geometry in the image's own pixels. ``index_height`` (image pixels), when the indices'
+        size is known (the table learns its deck's), is the height the reader's crops agree on;
+        else they agree on the sure reads' median (:func:`agreed_heights`)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("an index detector reads 8-bit BGR images")
         work = image
@@ -221,7 +223,8 @@ class IndexDetector:
             return []
         peaks = self._read(self.maps(work))
         if self.reader is not None and peaks:
-            reads = self._read_upright(work, peaks)
+            typical = index_height * scale if index_height else None
+            reads = self._read_upright(work, peaks, typical)
         else:
             reads = [_as_read(p.centre, p.height, p.width, p.up_deg, p.heat, p.p_rank, p.p_suit) for p in peaks]
         # Two peaks of the heat map a cell or two apart are one index seen twice, not two (in a
@@ -274,7 +277,7 @@ class IndexDetector:
             )
         return reads
 
-    def _read_upright(self, image: np.ndarray, reads: list[_Peak]) -> list[IndexRead]:
+    def _read_upright(self, image: np.ndarray, reads: list[_Peak], typical: float | None = None) -> list[IndexRead]:
         """Each index read again from an upright crop, as the detector saw it and turned half a
         turn (the reader says which is upright); the two opinions multiplied. First the turner
         (or a reader with turn outputs) sets upright a crop turned further than
@@ -282,16 +285,17 @@ class IndexDetector:
         20-30 pixels, and the reader learned to read crops within a few degrees of upright."""
         assert self.reader is not None
         ups = [r.up_deg for r in reads]
-        first = self._look(self.turner or self.reader, image, reads, ups)
+        cut = agreed_heights(reads, typical)  # the crops are cut at heights the reads agree on
+        first = self._look(self.turner or self.reader, image, cut, ups)
         if self.turn and first.shape[1] > _READER_OUTPUTS:
             ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
         if self.turner is not None:
-            logits = self._look(self.reader, image, reads, ups)
+            logits = self._look(self.reader, image, cut, ups)
         else:  # the reader is its own turner: it reads again only the crops it turned
             logits = first
             again = [k for k, r in enumerate(reads) if ups[k] != r.up_deg]
             if again:
-                relook = self._look(self.reader, image, [reads[k] for k in again], [ups[k] for k in again])
+                relook = self._look(self.reader, image, [cut[k] for k in again], [ups[k] for k in again])
                 for i, k in enumerate(again):
                     logits[2 * k : 2 * k + 2] = relook[2 * i : 2 * i + 2]
         out = []
@@ -318,6 +322,22 @@ class IndexDetector:
         return np.array(net.run(crops_blob(crops)), dtype=np.float32)
 
 
+def agreed_heights(reads: list[_Peak], typical: float | None = None) -> list[_Peak]:
+    """The reads with each height brought within :data:`HEIGHT_AGREEMENT` of ``typical``, or of
+    the median sure read's when three or more reads are sure: the cards in one view are of one
+    deck, so their indices are of one size, and the median of several estimates is far steadier
+    than any one (on a design whose index is a third of its card, single heights were 0.6-1.5
+    times the true one; a crop cut from too short a height cuts off the suit: a club read as a
+    spade)."""
+    sure = [r.height for r in reads if r.heat >= SURE]
+    if typical is None and len(sure) < 3:
+        return reads
+    median = typical if typical is not None else float(np.median(sure))
+    low, high = median / HEIGHT_AGREEMENT, median * HEIGHT_AGREEMENT
+    return [replace(r, height=min(max(r.height, low), high)) for r in reads]
+
+
+HEIGHT_AGREEMENT = 1.25  # how far (a factor either way) one index's height may be from the others'
 _READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a turner adds the crop's turn
 RECUT_DEG = 10.0  # a crop the turner finds turned further than this from upright is cut again, set upright
 
