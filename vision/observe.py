@@ -11,6 +11,8 @@ the scale the mat gives (:mod:`vision.indices`), the indices joined into cards
 from __future__ import annotations
 
 import logging
+import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,8 +21,8 @@ import numpy as np
 
 from engine.cards import Card
 from vision import changes
-from vision.cards import join
-from vision.indices import IndexDetector, IndexRead, scale_for
+from vision.cards import Recognition, join
+from vision.indices import SURE, IndexDetector, IndexRead, scale_for
 from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
 from vision.scan import INDEX_SHARE, default_detector
 
@@ -36,6 +38,12 @@ _MARGIN_CARDS = 0.6  # changed regions grow by this share of a card's height (an
 # failed on may have had a hand leaving it, and a camera's next frame differs), then left until
 # its region changes.
 _RETRIES = 3
+# The deck's index size, as a share of its card's height, is learned from this many of the
+# latest indices of whole cards read (at least _SIZE_FROM of them): one index's own height is a
+# noisy estimate, and the deck on the table does not change.
+_SIZE_READS = 64
+_SIZE_FROM = 6
+_SAME_SCALE = 1.2  # a learned share within this factor of INDEX_SHARE: no second look at the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +91,7 @@ class Observer:
         self._search: tuple[int, dict[int, np.ndarray]] | None = None
         self.reused = 0  # frames answered from the last reads (for the benchmark)
         self.regions_read = 0  # changed regions run through the detector (for the benchmark)
+        self._index_shares: deque[float] = deque(maxlen=_SIZE_READS)  # index heights / card's
 
     def observe(self, frame: np.ndarray) -> FrameObservation:
         index = self._count
@@ -134,22 +143,24 @@ class Observer:
         """Reads the changed regions that are not under a hand or motion, keeps the reads
         elsewhere, and joins them all into the frame's cards."""
         size = self.card_size_px(pose, frame.shape)
-        scale = scale_for(INDEX_SHARE * size[1])
         regions = changes.changed_regions(now, self._settled, _MARGIN_CARDS * size[1], frame.shape)
         retries = {box: n for box, n in self._unsure.items() if not any(_overlap(box, r) for r in regions)}
         self._unsure = {}
         waiting: list[tuple[int, int, int, int]] = []
+        fresh: list[IndexRead] = []
         for box in changes.merge_overlapping(regions + list(retries)):
             if busy and self._under_busy(pose, box, busy, only_centre=box in retries):
                 waiting.append(box)  # read once the hand has gone: the region stays changed until then
                 continue
-            x0, y0, x1, y1 = box
-            found = [r.scaled(1.0, (x0, y0)) for r in self.detector.detect(frame[y0:y1, x0:x1], scale)]
+            found = self._detect(frame, box, size[1])
+            fresh += found
             self._reads = [r for r in self._reads if not _inside(r.centre, box)] + found
             self._settled = changes.settle(self._settled, now, box)
             self.regions_read += 1
+        recognised = join(self._reads, size, self._prior(pose))
+        self._learn_index_size(recognised, fresh, size[1])
         cards = []
-        for rec in join(self._reads, size, self._prior(pose)):
+        for rec in recognised:
             at_mm, zone = self._place(pose, rec.center)
             cards.append(Observed(rec.card, rec.confidence, at_mm, zone))
             if rec.card is None:
@@ -159,6 +170,42 @@ class Observer:
                 if tries > 0:
                     self._unsure[box] = tries
         self._cards = tuple(cards)
+
+    def _detect(self, frame: np.ndarray, box: tuple[int, int, int, int], card_height: float) -> list[IndexRead]:
+        """The indices in one region of the frame, at the scale this deck's index size asks for
+        (once learned: :meth:`_index_share`), else at the scale :data:`INDEX_SHARE` gives. A
+        region where a learned size finds nothing sure is looked at again at the default scale:
+        a size learned wrongly (from a picture's glyphs, say) must not blind the camera for good."""
+        x0, y0, x1, y1 = box
+        learned = self._index_share()
+        looks: list[tuple[float, float | None]] = [(INDEX_SHARE, None)]  # (share, the index height told)
+        if learned is not None:
+            near_default = abs(math.log(learned / INDEX_SHARE)) < math.log(_SAME_SCALE)
+            looks = [(learned, learned * card_height)] + ([] if near_default else looks)
+        found: list[IndexRead] = []
+        for share, index_height in looks:
+            found = self.detector.detect(frame[y0:y1, x0:x1], scale_for(share * card_height), index_height)
+            if any(r.heat >= SURE for r in found):
+                break
+        return [r.scaled(1.0, (x0, y0)) for r in found]
+
+    def _learn_index_size(self, recognised: list[Recognition], fresh: list[IndexRead], card_height: float) -> None:
+        """Learns the deck's index size from this frame's new reads of named cards whose two
+        indices were both found and agree: a lone read may be a glyph in a court card's or a
+        joker's picture, and a wrong size would set the detector's scale wrong."""
+        by_centre = {r.centre: r for r in fresh}
+        for rec in recognised:
+            if rec.card is not None and len(rec.index_centres) == 2:
+                pair = [by_centre.get(c) for c in rec.index_centres]
+                self._index_shares.extend(r.height / card_height for r in pair if r is not None)
+
+    def _index_share(self) -> float | None:
+        """The deck's index height over its card's, as learned from the latest reads of whole
+        cards (None: too few yet). The detector then runs at the scale that brings this deck's
+        indices to its best height, and the reader's crops are cut to it."""
+        if len(self._index_shares) < _SIZE_FROM:
+            return None
+        return float(np.median(self._index_shares))
 
     def _prior(self, pose: MatPose) -> Callable[[tuple[float, float]], set[Card] | None] | None:
         """The cards that may lie at a point of the frame: its seat zone's, or anyone's."""

@@ -15,7 +15,11 @@ from engine.cards import Card
 from vision.cards import Recognition, join
 from vision.indices import IndexDetector, pyramid_scales, scale_for
 
-INDEX_SHARE = 0.2  # an index's height, rank and suit, over its card's height (0.17-0.27 by design)
+# An index's height over its card's, until the table has learned its deck's: the middle, on a log
+# scale, of the designs measured (0.19-0.38; docs/vision.md). The smallest of them is what a
+# camera must make readable.
+INDEX_SHARE = 0.27
+SMALL_INDEX_SHARE = 0.19
 
 
 @cache

@@ -20,7 +20,7 @@ from controller.doctor.person import CardPlacer
 from vision.indices import IndexDetector, ModelError
 from vision.mat import MatLayout, MatPose, find_mat
 from vision.observe import CARD_MM, FrameObservation, Observer
-from vision.scan import INDEX_SHARE
+from vision.scan import SMALL_INDEX_SHARE
 from vision.sources import FrameSource, SourceError
 
 GROUP = "camera"
@@ -216,15 +216,15 @@ def _zones_fit(layout: MatLayout, pose: MatPose, shape: tuple[int, ...]) -> Find
         return failed(
             GROUP, "zones fit", f"the frame cuts {', '.join(cut)}", "centre the camera over the mat, or raise it"
         )
-    index_px = INDEX_SHARE * CARD_MM[1] * pose.px_per_mm((w / 2, h / 2))
+    index_px = SMALL_INDEX_SHARE * CARD_MM[1]  # a deck of small indices * pose.px_per_mm((w / 2, h / 2))
     if index_px < MIN_INDEX_PX:
         return failed(
             GROUP,
             "zones fit",
-            f"a card's index is {index_px:.0f} pixels tall in the frame (at least {MIN_INDEX_PX:g} are needed)",
+            f"a small card index is {index_px:.0f} pixels tall in the frame (at least {MIN_INDEX_PX:g} are needed)",
             "lower the camera, or raise camera.width and camera.height",
         )
-    return passed(GROUP, "zones fit", f"every zone is in the frame; a card's index is {index_px:.0f} pixels tall")
+    return passed(GROUP, "zones fit", f"every zone is in the frame; a small card index is {index_px:.0f} pixels tall")
 
 
 def _frames(last: np.ndarray, source: FrameSource, wait_s: float) -> Iterator[np.ndarray]:

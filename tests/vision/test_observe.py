@@ -1,0 +1,79 @@
+"""The observer learns its deck's index size, and a wrong size never blinds it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.cards import card
+from vision.cards import Recognition
+from vision.indices import IndexRead, scale_for
+from vision.mat import MatLayout
+from vision.observe import _SIZE_FROM, Observer
+from vision.scan import INDEX_SHARE
+
+CARD_H = 120.0
+
+
+def read(centre: tuple[float, float], height: float, heat: float = 0.9) -> IndexRead:
+    return IndexRead(centre, height, 0.4 * height, 0.0, card("9C"), heat, heat, ())
+
+
+def recognised(*centres: tuple[float, float], named: bool = True) -> Recognition:
+    return Recognition(card("9C") if named else None, 0.9, np.zeros((4, 2)), centres[0], centres)
+
+
+class Recording:
+    """A detector that answers from a script and notes the scale and index height it was asked for."""
+
+    def __init__(self, answers: list[list[IndexRead]]) -> None:
+        self.answers, self.asked = answers, []
+
+    def detect(self, image, scale, index_height=None):
+        self.asked.append((round(scale, 4), index_height))
+        return self.answers.pop(0) if self.answers else []
+
+
+def observer(answers: list[list[IndexRead]] | None = None) -> Observer:
+    return Observer(MatLayout.create(4, "a2"), detector=Recording(answers or []))  # type: ignore[arg-type]
+
+
+def test_the_index_size_is_learned_from_whole_cards_only():
+    seen = observer()
+    pair = [read((10, 10), 46), read((60, 100), 46)]
+    # A lone index, an unnamed card, or reads from an earlier frame teach nothing: a glyph in a
+    # picture is read alone, and a card kept from before would be counted again every frame.
+    seen._learn_index_size([recognised((10, 10))], pair, CARD_H)
+    seen._learn_index_size([recognised((10, 10), (60, 100), named=False)], pair, CARD_H)
+    seen._learn_index_size([recognised((10, 10), (60, 100))], [], CARD_H)
+    assert seen._index_share() is None and not seen._index_shares
+    for _ in range(_SIZE_FROM // 2):
+        seen._learn_index_size([recognised((10, 10), (60, 100))], pair, CARD_H)
+    assert seen._index_share() == pytest.approx(46 / CARD_H)
+
+
+def test_the_detector_runs_at_the_learned_size_and_the_reader_is_told_it():
+    seen = observer([[read((10, 10), 46)]])
+    seen._index_shares.extend([0.38] * _SIZE_FROM)
+    seen._detect(np.zeros((200, 200, 3), np.uint8), (0, 0, 200, 200), CARD_H)
+    assert seen.detector.asked == [(round(scale_for(0.38 * CARD_H), 4), pytest.approx(0.38 * CARD_H))]
+
+
+def test_a_region_where_the_learned_size_finds_nothing_is_looked_at_again_at_the_default_size():
+    # A size learned wrongly (a small one, from a picture's glyphs) runs the detector at too
+    # large a scale: the deck's real indices are then too large to be found at all.
+    seen = observer([[read((10, 10), 20, heat=0.3)], [read((10, 10), 46)]])
+    seen._index_shares.extend([0.16] * _SIZE_FROM)
+    found = seen._detect(np.zeros((200, 200, 3), np.uint8), (50, 20, 250, 220), CARD_H)
+    assert seen.detector.asked == [
+        (round(scale_for(0.16 * CARD_H), 4), pytest.approx(0.16 * CARD_H)),
+        (round(scale_for(INDEX_SHARE * CARD_H), 4), None),
+    ]
+    assert [r.centre for r in found] == [(60, 30)]  # in the frame's pixels
+
+
+def test_a_learned_size_near_the_default_is_looked_at_once():
+    seen = observer()
+    seen._index_shares.extend([INDEX_SHARE * 1.1] * _SIZE_FROM)
+    seen._detect(np.zeros((200, 200, 3), np.uint8), (0, 0, 200, 200), CARD_H)
+    assert len(seen.detector.asked) == 1
