@@ -7,18 +7,13 @@ import json
 import numpy as np
 import pytest
 
+from benchmarks.tricks import LAYOUT, LIGHT, SEATS, SETTINGS, TABLES, TrickRun, play_trick
 from engine.cards import card
 from simulators.camera import Arm, PlacedCard, Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
 from tests.conftest import run_croupier
-from vision.mat import MatLayout
 from vision.observe import FrameObservation, Observed, Observer
 from vision.tracker import Tracker, TrackerSettings, TrickCleared
-
-LAYOUT = MatLayout.create(4, "a2")
-SEATS = [z.name for z in LAYOUT.zones if z.seat is not None]
-SETTINGS = TrackerSettings(stable_frames=3, clear_frames=4)
-LIGHT = {"light_falloff": 0.3, "light_angle": 1.0, "blur_sigma": 0.6, "noise_sigma": 3.0}
 
 
 def zone_centre(name: str) -> tuple[float, float]:
@@ -184,23 +179,8 @@ def test_whole_tricks_on_every_table_read_out_of_the_box(deck):
     # table. On the pale table the table itself once came out as card pixels in a frame: a blob
     # as large as the frame, which took the budget and put the last card off until the trick was
     # gathered (that play was lost).
-    from engine.cards import CARDS
-    from vision.decks import deck_available, deck_faces
-
-    if deck != "project" and not deck_available(deck):
-        pytest.skip(f"{deck} is not installed")
-    faces = None if deck == "project" else dict(deck_faces(deck))
-    pack = list(faces) if faces else list(CARDS)
-    for s, table in ((6, "wood"), (7, "felt"), (8, "pale")):
-        rng = np.random.default_rng(100 + s)
-        plays = [pack[k] for k in rng.choice(len(pack), 4, replace=False)]
-        view = tilted_view(np.random.default_rng(s), (1280, 720), table, LAYOUT, deck=faces)
-        observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
-        events = []
-        for frame in SimulatedCamera(view, trick_scenes(rng, LAYOUT, plays, scene([])), seed=s):
-            events += tracker.update(observer.observe(frame))
-        assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), (table, events)
-        assert events[-1] == TrickCleared(events[-1].frame, tuple(plays)), table
+    for s in (6, 7, 8):
+        assert_played_exactly(_trick(deck, s))
 
 
 def test_plays_come_in_the_order_the_cards_were_put_down_not_the_order_they_were_read():
@@ -257,40 +237,25 @@ def test_a_pale_table_around_the_mat_hides_no_card(s):
     # until the ring broke (a card pushed in over the mat's edge). Seed 26 then saw its last card
     # too late to play it; seed 17 saw its first two cards first in one frame, and played them in
     # the wrong order.
-    from engine.cards import CARDS
-
-    rng = np.random.default_rng(100 + s)
-    plays = [CARDS[k] for k in rng.choice(len(CARDS), 4, replace=False)]
-    view = tilted_view(np.random.default_rng(s), (1280, 720), "pale", LAYOUT)
-    observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
-    events = []
-    for frame in SimulatedCamera(view, trick_scenes(rng, LAYOUT, plays, scene([])), seed=s):
-        events += tracker.update(observer.observe(frame))
-    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
-    assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
+    run = _trick("project", s)
+    assert TABLES[s % 3] == "pale"  # the table this seed is played on
+    assert_played_exactly(run)
 
 
-def _trick(deck: str, s: int) -> tuple[list, list, list[FrameObservation], list[Scene]]:
-    """A rendered trick as the tricks campaign plays it (seed ``s``; tables wood, felt, pale in
-    turn), through the observer with the default reader and work budget: the plays, the events,
-    the observations and the scenes."""
-    from engine.cards import CARDS
-    from vision.decks import deck_available, deck_faces
+def _trick(deck: str, s: int) -> TrickRun:
+    """A rendered trick as ``python -m benchmarks.tricks`` plays it (seed ``s``; tables wood,
+    felt, pale in turn), through the observer with the default reader and work budget."""
+    from vision.decks import deck_available
 
     if deck != "project" and not deck_available(deck):
         pytest.skip(f"{deck} is not installed")
-    faces = None if deck == "project" else dict(deck_faces(deck))
-    pack = list(faces) if faces else list(CARDS)
-    rng = np.random.default_rng(100 + s)
-    plays = [pack[k] for k in rng.choice(len(pack), 4, replace=False)]
-    view = tilted_view(np.random.default_rng(s), (1280, 720), ("wood", "felt", "pale")[s % 3], LAYOUT, deck=faces)
-    frames = trick_scenes(rng, LAYOUT, plays, scene([]))
-    observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
-    events, seen = [], []
-    for frame in SimulatedCamera(view, frames, seed=s):
-        seen.append(observer.observe(frame))
-        events += tracker.update(seen[-1])
-    return plays, events, seen, frames
+    return play_trick(deck, s)
+
+
+def assert_played_exactly(run: TrickRun) -> None:
+    """Four plays, each seat's card in turn, then the trick cleared with those four cards."""
+    assert [(e.seat, e.card) for e in run.events[:-1]] == list(zip(SEATS, run.plays, strict=True)), run.events
+    assert run.events[-1] == TrickCleared(run.events[-1].frame, tuple(run.plays)), run.events
 
 
 # Whole tricks of the campaign (`_trick`) that once lost a play: each now comes out exactly.
@@ -317,16 +282,15 @@ ONCE_LOST = [
 
 @pytest.mark.parametrize(("deck", "seed"), ONCE_LOST)
 def test_a_trick_that_once_lost_a_play_is_played_exactly(deck, seed):
-    plays, events, _, _ = _trick(deck, seed)
-    assert [(e.seat, e.card) for e in events[:-1]] == list(zip(SEATS, plays, strict=True)), events
-    assert events[-1] == TrickCleared(events[-1].frame, tuple(plays))
+    assert_played_exactly(_trick(deck, seed))
 
 
 def test_a_pale_tables_blob_waiting_for_work_makes_no_empty_zone_busy():
     # On a pale table (project seed 23) the table above the mat is one blob bent round the mat's
     # top: larger than any trick, its work waits behind the cards'. Its outline's centre lay on
     # the mat, in seat 3's zone, which was then busy in most frames though nothing lay there.
-    _, _, seen, frames = _trick("project", 23)
+    run = _trick("project", 23)
+    seen, frames = run.seen, run.frames
     for i in range(1, len(frames)):
         if frames[i] != frames[i - 1]:
             continue  # a card moving: its zones are busy
