@@ -69,7 +69,9 @@ def find_index_box(image: np.ndarray, joker: bool = False) -> tuple[float, float
         if p != tuple(box) and abs(p[1] - box[1]) < 0.3 * glyph_h and 0 <= p[0] - box[2] < 0.4 * glyph_h:
             box = [box[0], min(box[1], p[1]), p[2], max(box[3], p[3])]
     for _ in range(6 if joker else 1):
-        below = [p for p in parts if _hangs_under(box, p)]
+        # A joker's word, letter under letter: a letter may be wider than the one above it (an O
+        # under a J), though never wider than the first letter is tall.
+        below = [p for p in parts if _hangs_under(box, p, glyph_h if joker else 0)]
         if not below:
             break
         p = min(below, key=lambda q: q[1])
@@ -77,9 +79,10 @@ def find_index_box(image: np.ndarray, joker: bool = False) -> tuple[float, float
     return (box[0] - 2.0, box[1] - 2.0, box[2] + 2.0, box[3] + 2.0)
 
 
-def _hangs_under(box: list[int], p: tuple[int, int, int, int]) -> bool:
-    """``p`` lies just under ``box``, centred on it, no wider than a glyph and a half."""
-    width, centre = box[2] - box[0], (p[0] + p[2]) / 2
+def _hangs_under(box: list[int], p: tuple[int, int, int, int], letter_h: int = 0) -> bool:
+    """``p`` lies just under ``box``, centred on it, no wider than a glyph and a half (the glyph:
+    the box's width, or a letter ``letter_h`` tall, whichever is wider)."""
+    width, centre = max(box[2] - box[0], letter_h), (p[0] + p[2]) / 2
     gap = p[1] - box[3]
     return (
         -2 <= gap < 0.6 * max(width, 8) + 4
