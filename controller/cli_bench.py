@@ -1,4 +1,4 @@
-"""``croupier bench``: the engine, vision and dealer measurements."""
+"""``croupier bench``: the engine, vision, dealer, table and club measurements."""
 
 from __future__ import annotations
 
@@ -315,3 +315,56 @@ def _compare_with_rlcard(figures: list[Any]) -> None:
     )
     for f in figures:
         console.print(f"  {f.game}: {f.cards_per_s / reference.cards_per_s:.1f} x RLCard bridge")
+
+
+@bench_app.command("club")
+def bench_club(
+    tables: Annotated[int, typer.Option(min=1, max=200, help="Tables publishing at once (each a real runtime).")] = 50,
+    hands: Annotated[
+        int, typer.Option(min=1, max=20, help="Hands each table journals for the run into PostgreSQL.")
+    ] = 4,
+    live_s: Annotated[float, typer.Option(min=1, max=3600, help="Seconds of play at live pace.")] = 60,
+    pace_s: Annotated[
+        float, typer.Option(min=0.1, max=60, help="Seconds between two events of a table at live pace.")
+    ] = 1.0,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """The club end to end, with a real Mosquitto and PostgreSQL started for the run and `croupier
+    club serve` in its own process: events a second from the tables' journals to rows committed
+    in PostgreSQL, and the delay from a table's event to the club's page API at live pace."""
+    from rich.table import Table
+
+    from benchmarks.club_tables import ClubBenchError, measure
+
+    shown = None if as_json else console.status("the club's benchmark...", spinner="dots")
+    progress = shown.update if shown is not None else lambda text: None
+    with shown or nullcontext():
+        try:
+            f = measure(tables, hands, live_s, pace_s, progress=progress)
+        except ClubBenchError as exc:
+            fail(str(exc))
+    if as_json:
+        sys.stdout.write(json.dumps({**f.to_json(), "command": f.command}) + "\n")
+        return
+    table = Table(title=f"Club: {f.tables} tables' journals -> Mosquitto -> croupier club serve -> PostgreSQL")
+    for column in ("hands a table", "events", "messages", "journaled/s", "into PostgreSQL s", "events/s", "messages/s"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(f.hands), str(f.events), str(f.messages), f"{f.journal_events_per_s:,.0f}", f"{f.drain_s:.2f}",
+        f"{f.events_per_s:,.0f}", f"{f.messages_per_s:,.0f}",
+    )  # fmt: skip
+    console.print(table)
+    table = Table(title=f"Live pace: a table's event every {f.pace_s:g} s for {f.live_s:g} s; delay from its journal")
+    for column in ("events", "to the page's API p50", "p95", "max", "to the row p50", "p95", "not shown"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(f.live_events), f"{f.page_p50_ms:.0f} ms", f"{f.page_p95_ms:.0f} ms", f"{f.page_max_ms:.0f} ms",
+        f"{f.row_p50_ms:.0f} ms", f"{f.row_p95_ms:.0f} ms", str(f.lost),
+    )  # fmt: skip
+    console.print(table)
+    console.print(
+        f"The page's API polled {f.polls_per_s:.0f} times a second ({f.pollers} at a time, a table at most every "
+        f"{f.poll_ms:.0f} ms; an answer p95 {f.request_p95_ms:.0f} ms). Targets: p95 under 500 ms, 2,000 events/s. "
+        f"Load average {f.load_average:.1f} on {f.cores} cores. {f.command}",
+        markup=False,
+    )

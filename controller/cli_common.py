@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Croupier: the refereed card table.")
-bench_app = typer.Typer(no_args_is_help=True, help="Measure the engine, vision and dealer.")
+bench_app = typer.Typer(no_args_is_help=True, help="Measure the engine, vision, dealer, table and club.")
 app.add_typer(bench_app, name="bench")
 vision_app = typer.Typer(no_args_is_help=True, help="Read cards from camera images.")
 app.add_typer(vision_app, name="vision")
