@@ -157,9 +157,9 @@ class FirstLookFails:
         self.inner = default_detector()
         self.calls = 0
 
-    def detect(self, image: np.ndarray, scale: float = 1.0) -> list[IndexRead]:
+    def detect(self, image: np.ndarray, scale: float = 1.0, index_height: float | None = None) -> list[IndexRead]:
         self.calls += 1
-        reads = self.inner.detect(image, scale)
+        reads = self.inner.detect(image, scale, index_height)
         if self.calls == 1:
             return [replace(r, card=None, score=0.1, candidates=()) for r in reads]
         return reads
