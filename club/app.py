@@ -3,6 +3,8 @@ exports; control actions (a round, a flag) need the club's token. docs/club.md l
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -43,7 +45,12 @@ class FlagBody(BaseModel):
 
 
 def create_app(club: Club, token: str, intake: Intake | None = None) -> FastAPI:
-    app = FastAPI(title=f"Croupier club {club.name}", docs_url="/docs", redoc_url=None)
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        club.close()  # the database connections kept between requests
+
+    app = FastAPI(title=f"Croupier club {club.name}", docs_url="/docs", redoc_url=None, lifespan=lifespan)
 
     def control(request: Request) -> None:
         header = request.headers.get("authorization", "")
