@@ -278,7 +278,7 @@ def into_postgres(tables: list[Table], matches: list[Played], dsn: str, progress
 # --- the whole run -------------------------------------------------------------------------------
 
 
-def measure(tables: int = 50, hands: int = 4, live_s: float = 60.0, pace_s: float = 1.0,
+def measure(tables: int = 50, hands: int = 8, live_s: float = 60.0, pace_s: float = 1.0,
             progress: Progress = lambda text: None) -> ClubFigures:  # fmt: skip
     why = missing()
     if why is not None:

@@ -322,7 +322,7 @@ def bench_club(
     tables: Annotated[int, typer.Option(min=1, max=200, help="Tables publishing at once (each a real runtime).")] = 50,
     hands: Annotated[
         int, typer.Option(min=1, max=20, help="Hands each table journals for the run into PostgreSQL.")
-    ] = 4,
+    ] = 8,
     live_s: Annotated[float, typer.Option(min=1, max=3600, help="Seconds of play at live pace.")] = 60,
     pace_s: Annotated[
         float, typer.Option(min=0.1, max=60, help="Seconds between two events of a table at live pace.")
