@@ -103,7 +103,9 @@ def hidden_cards_shown(message: dict[str, Any], played: set[str]) -> set[str]:
     return found - played
 
 
-@pytest.mark.parametrize(("game", "players"), [("shelem", None), ("bid-whist", None), ("poley", None), ("nap", 5)])
+@pytest.mark.parametrize(
+    ("game", "players"), [("shelem", None), ("bid-whist", None), ("poley", None), ("nap", 5), ("fifty-six", None)]
+)
 def test_no_hidden_card_reaches_the_broker_before_its_hand_is_revealed(club, table, game, players):
     log = engine_log(game, 1, seed=11, players=players)
     runtime = table()
