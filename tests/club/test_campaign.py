@@ -158,7 +158,7 @@ def faults(tables: list[Table], broker: Broker, club: Club, relay: Relay) -> dic
     publisher = cut.runtime.club.publisher  # type: ignore[union-attr]
 
     def silence() -> None:
-        assert publisher.connected
+        wait_until(lambda: publisher.connected, what=f"{CUT}'s publisher to reach the broker through the relay")
         relay.silence()
 
     def cut_off() -> None:
