@@ -30,6 +30,7 @@ def rig(tmp_path: Path) -> Iterator[SimulatedTableRig]:
     table.close()
 
 
+@pytest.mark.slow
 def test_the_page_shows_a_simulated_hand_as_the_camera_sees_it(rig: SimulatedTableRig) -> None:
     with browser_tab(60_000) as page:
         page.goto(rig.url)

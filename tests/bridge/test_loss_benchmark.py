@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.dealer_loss import loss_limit
 
 
+@pytest.mark.slow
 def test_the_figure_is_the_last_rate_before_the_first_that_misses():
     # A clean line deals every time; a line that drops half its bytes never gets a handshake
     # through; the rate after it is never tried.

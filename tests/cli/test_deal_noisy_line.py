@@ -28,6 +28,7 @@ def start_deal(faults: str, seed: int) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_a_noisy_line_ends_every_deal_with_the_contracts_json():
     runs = {(faults, seed): start_deal(faults, seed) for faults in LINES for seed in SEEDS}

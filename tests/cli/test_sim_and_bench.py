@@ -86,6 +86,7 @@ def test_bench_vision_scores_rendered_scenes_over_several_seeds_without_timing()
         assert b["cards"] > a["cards"] > 0  # the second seed's scenes are added, not replacing
 
 
+@pytest.mark.slow
 def test_bench_vision_scores_the_real_photographs_per_source(tmp_path):
     done = run_croupier("bench", "vision", "--no-speed", "--no-rendered", "--json")
     assert done.returncode == 0, done.stderr

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import run_croupier
 
 
+@pytest.mark.slow
 def test_the_simulated_table_plays_a_hand_whose_log_replays_to_the_same_result(tmp_path):
     log = tmp_path / "match.json"
     args = ("sim", "--game", "nap", "--players", "2", "--headless", "--hands", "1", "--speed", "200")
@@ -32,6 +35,7 @@ def test_sim_refuses_a_port_that_is_taken_in_one_line():
     assert done.stderr.strip().count("\n") == 0 and "cannot serve the page" in done.stderr
 
 
+@pytest.mark.slow
 def test_bench_table_reports_latency_and_cpu_per_client_count():
     done = run_croupier("bench", "table", "--clients", "3", "--cards", "3", "--json")
     assert done.returncode == 0, done.stderr
@@ -76,6 +80,7 @@ def test_sigterm_stops_the_simulated_table_and_leaves_no_temporary_files(tmp_pat
     assert list(scratch.glob("croupier-*")) == []  # (onnxruntime keeps a session-id file of its own there)
 
 
+@pytest.mark.slow
 def test_a_headless_run_without_hands_or_speed_plays_one_hand_at_full_speed(tmp_path):
     log = tmp_path / "m.json"
     done = run_croupier(

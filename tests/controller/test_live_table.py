@@ -48,6 +48,7 @@ def wait_for(rig: SimulatedTableRig, ready: Callable[[dict[str, Any]], bool], se
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_a_hand_with_mistakes_is_dealt_seen_refereed_and_scored(rig_factory):
     rig = rig_factory(game="poley", speed=200.0, seed=3, mistakes=0.25)
     rig.play(1)

@@ -57,6 +57,7 @@ def enrol(operator: SimulatedOperator, enrolment: Enrolment) -> list[Event]:
     return heard
 
 
+@pytest.mark.slow
 def test_a_guided_enrolment_refuses_a_card_shown_twice_and_then_reads_the_deck_without_a_wrong_card(tmp_path):
     layout = MatLayout.create(4, "a2")
     operator = SimulatedOperator.on_mat(layout, seed=2, mistakes={SUBSET[6]: SUBSET[4]})  # 8H shown for 8S
@@ -147,6 +148,7 @@ def test_the_cli_says_what_is_wrong_in_one_line(tmp_path, args, message):
     assert message in one_line_error(done)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not deck_available("aisleriot:anglo"), reason="gnome-cards-data or librsvg2-bin missing")
 def test_croupier_vision_enroll_from_the_simulated_operator_then_check_it_and_scan_a_real_design(tmp_path):
     deck = str(tmp_path / "deck")

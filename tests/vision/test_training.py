@@ -28,6 +28,7 @@ def args(tmp_path, steps: int, **extra):
 
 
 # Training draws its scenes on the CPU: a few minutes on a loaded 2-core machine, whatever the global timeout.
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_a_tiny_model_learns_resumes_and_exports_a_model_the_table_loads(tmp_path):
     first = train(args(tmp_path, 100, real_share=0.3))
