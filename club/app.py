@@ -1,14 +1,18 @@
 """The club's page and API (FastAPI): every table live, each match's record, standings, rounds,
-exports; control actions (a round, a flag) need the club's token. docs/club.md lists the routes."""
+exports; control actions (a round, a flag) need the club's token. docs/club.md lists the routes.
+``/api/live`` is a WebSocket telling a page which tables changed as soon as the intake committed
+them (``club/live.py``): public, as the page's other reads are."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -17,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from club import store
 from club.db import DatabaseError
 from club.intake import Intake
+from club.live import LiveFeed
 from club.rounds import RoundError
 from club.service import Club, NotFound, RoundRequest
 from club.settings import NAME
@@ -45,10 +50,20 @@ class FlagBody(BaseModel):
 
 
 def create_app(club: Club, token: str, intake: Intake | None = None) -> FastAPI:
+    feed = LiveFeed(club.table_views)
+    if intake is not None:
+        intake.on_stored = feed.changed  # the intake runs in this process: told after each commit
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        club.close()  # the database connections kept between requests
+        running = asyncio.create_task(feed.run())
+        try:
+            yield
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            club.close()  # the database connections kept between requests
 
     app = FastAPI(title=f"Croupier club {club.name}", docs_url="/docs", redoc_url=None, lifespan=lifespan)
 
@@ -81,6 +96,30 @@ def create_app(club: Club, token: str, intake: Intake | None = None) -> FastAPI:
     @app.get("/api/tables")
     def tables() -> list[dict[str, Any]]:
         return club.tables()
+
+    @app.websocket("/api/live")
+    async def live(socket: WebSocket) -> None:
+        """``{"tables": [...]}`` each time tables change: each as ``/api/tables`` gives it, with
+        ``latest``, its latest message stored (``{"match", "seq"}``, or null for a status)."""
+        await socket.accept()
+        with feed.watcher() as updates:
+            hears = asyncio.create_task(_until_closed(socket))
+            try:
+                while not hears.done():
+                    got = asyncio.create_task(updates.get())
+                    await asyncio.wait({got, hears}, return_when=asyncio.FIRST_COMPLETED)
+                    if not got.done():
+                        got.cancel()
+                        break
+                    update = got.result()
+                    if update is None:  # too slow to take its updates: it reconnects and reads afresh
+                        await socket.close(1013, "too slow for the live updates; reconnect")
+                        break
+                    await socket.send_json(update)
+            except (WebSocketDisconnect, RuntimeError):  # the page went away while being sent to
+                pass
+            finally:
+                hears.cancel()
 
     @app.get("/api/tables/{table}/matches")
     def matches(table: TableName) -> list[dict[str, Any]]:
@@ -130,10 +169,12 @@ def create_app(club: Club, token: str, intake: Intake | None = None) -> FastAPI:
     @app.post("/api/tables/{table}/flag", dependencies=[Control], status_code=204)
     def flag(table: TableName, body: FlagBody) -> None:
         club.flag(table, body.reason)
+        feed.changed({table: None})
 
     @app.delete("/api/tables/{table}/flag", dependencies=[Control], status_code=204)
     def unflag(table: TableName) -> None:
         _found(lambda: club.unflag(table))
+        feed.changed({table: None})
 
     @app.get("/api/rejected")
     def rejected() -> list[dict[str, Any]]:
@@ -142,6 +183,13 @@ def create_app(club: Club, token: str, intake: Intake | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+async def _until_closed(socket: WebSocket) -> None:
+    """Read (and ignore) what the page sends until it goes: a page only listens."""
+    with contextlib.suppress(WebSocketDisconnect):
+        while True:
+            await socket.receive_text()
 
 
 def _found(get):  # type: ignore[no-untyped-def]

@@ -56,12 +56,28 @@ def classify(club: str, topic: str, payload: bytes) -> store.Record:
     return store.Accepted(message.table, message.match, message.seq, message.kind, hand, message.at, body)
 
 
+Changed = dict[str, tuple[int, int] | None]  # table -> (match, seq) of its latest message stored, or None
+
+
+def changed(records: list[store.Record]) -> Changed:
+    """The tables a stored batch changed, each with its latest message's (match, seq), if any."""
+    out: Changed = {}
+    for record in records:
+        if isinstance(record, store.Accepted):
+            key = (record.match, record.seq)
+            known = out.get(record.table)
+            out[record.table] = key if known is None else max(known, key)
+        elif isinstance(record, store.Status):
+            out.setdefault(record.table, None)
+    return out
+
+
 class Intake:
     """Subscribes to every table of the club and stores what arrives (see the module's text)."""
 
-    def __init__(self, settings: ClubSettings, on_stored: Callable[[int], None] | None = None) -> None:
+    def __init__(self, settings: ClubSettings, on_stored: Callable[[Changed], None] | None = None) -> None:
         self.settings = settings
-        self.on_stored = on_stored  # told how many new messages each batch stored (the page's live updates)
+        self.on_stored = on_stored  # told which tables each committed batch changed (the page's live updates)
         self.inbox: queue.Queue[Received] = queue.Queue()
         self.subscribed = threading.Event()
         self._stopping = threading.Event()
@@ -172,8 +188,8 @@ class Intake:
         for received in batch:  # only now, with the batch committed
             if received.qos > 0:
                 self._client.ack(received.mid, received.qos)
-        if self.on_stored is not None and new:
-            self.on_stored(new)
+        if self.on_stored is not None and (new or any(isinstance(r, store.Status) for r in records)):
+            self.on_stored(changed(records))
 
     def _one_by_one(self, conn: psycopg.Connection, batch: list[Received], records: list[store.Record]) -> int:
         new = 0

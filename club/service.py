@@ -125,6 +125,16 @@ class Club:
             names = store.known_tables(conn, self.name)
         return [_table_view(name, statuses.get(name, {}), flags.get(name), latest.get(name)) for name in names]
 
+    def table_views(self, names: list[str]) -> list[dict[str, Any]]:
+        """These tables only, as ``tables`` gives them (the page's live updates)."""
+        with self.connection() as conn:
+            statuses, flags = store.statuses(conn, self.name), store.flags(conn, self.name)
+            latest = {name: self.records(conn, name) for name in names}
+        return [
+            _table_view(name, statuses.get(name, {}), flags.get(name), latest[name][-1] if latest[name] else None)
+            for name in names
+        ]
+
     def flag(self, table: str, reason: str) -> None:
         with self.connection() as conn:
             store.set_flag(conn, self.name, table, reason)

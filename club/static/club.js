@@ -1,4 +1,6 @@
-// The club's page: polls the API every two seconds; every text is set as text, never as HTML.
+// The club's page: live updates over a WebSocket (/api/live), the tables that changed as soon as the
+// club has stored it; a slow poll only while that connection is lost, said plainly. Every text is
+// set as text, never as HTML.
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
 const tokenBox = $("token");
@@ -12,6 +14,7 @@ async function get(path) {
 
 function tableCard(t) {
   const card = el("div", undefined, "card");
+  card.dataset.table = t.table;
   if (t.flags.length) card.classList.add("flagged");
   if (t.online === false) card.classList.add("offline");
   const reach = t.online === false ? " (offline)" : t.online === null ? " (no status yet)" : "";
@@ -109,5 +112,55 @@ $("flag-form").onsubmit = (e) => {
 };
 $("unflag").onclick = () => act("DELETE", flagPath(), null, "table unflagged");
 
+// A changed table's card replaced in place (a new table added, in name order).
+function showTable(t) {
+  const box = $("tables");
+  const card = tableCard(t);
+  const old = [...box.children].find((c) => c.dataset.table === t.table);
+  if (old) { old.replaceWith(card); return; }
+  const after = [...box.children].find((c) => c.dataset.table > t.table);
+  box.insertBefore(card, after ?? null);
+}
+
+// Standings, rounds and the message count change with the tables, but less urgently: read at
+// most every few seconds while updates come.
+const OTHERS_MS = 5000;
+let othersDue = null;
+function refreshSoon() {
+  if (othersDue === null) othersDue = setTimeout(() => { othersDue = null; refresh(); }, OTHERS_MS);
+}
+
+const FALLBACK_MS = 10000; // the poll while the live connection is lost
+const RETRY_MAX_MS = 10000;
+let fallback = null;
+let retryMs = 500;
+
+function showLive(live, text) {
+  const box = $("live");
+  box.textContent = text;
+  box.className = live ? "live" : "lost";
+}
+
+function connect() {
+  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/live`);
+  socket.onopen = () => {
+    retryMs = 500;
+    clearInterval(fallback);
+    fallback = null;
+    showLive(true, "live");
+    refresh(); // what changed while it was away
+  };
+  socket.onmessage = (e) => {
+    for (const t of JSON.parse(e.data).tables) showTable(t);
+    refreshSoon();
+  };
+  socket.onclose = () => {
+    showLive(false, `live updates lost: reconnecting; the page is read every ${FALLBACK_MS / 1000} s meanwhile`);
+    if (fallback === null) fallback = setInterval(refresh, FALLBACK_MS);
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+  };
+}
+
 refresh();
-setInterval(refresh, 2000);
+connect();

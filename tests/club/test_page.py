@@ -57,3 +57,27 @@ def test_the_page_shows_every_table_and_the_director_acts_with_the_token(broker,
             phone.wait_for_function("() => document.querySelectorAll('#tables .card').length === 2")
             width = phone.evaluate("() => document.scrollingElement.scrollWidth")
             assert width <= PHONE[0], f"the page is {width}px wide on a {PHONE[0]}px phone"
+
+
+def test_the_page_is_told_of_a_change_at_once_and_says_plainly_when_its_live_connection_is_lost(
+    broker, database, tmp_path
+):
+    port = free_port()
+
+    def to_act(name: str) -> None:
+        publish(broker, "t1", [json.dumps(status(CLUB, "t1", to_act=name)).encode()], f"croupier/{CLUB}/t1/status")
+
+    with chromium() as browser, tab(browser, LAPTOP) as page:
+        with club_service(broker, database, tmp_path, port):
+            to_act("ann")
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_selector("#live.live")
+            page.wait_for_selector("#tables .card:has-text('to act: ann')")
+            page.route("**/api/tables", lambda route: route.abort())  # from now on only the push can tell it
+            to_act("ben")
+            page.wait_for_selector("#tables .card:has-text('to act: ben')")
+        page.wait_for_selector("#live.lost:has-text('live updates lost: reconnecting')")
+        with club_service(broker, database, tmp_path, port):  # the service back: the page reconnects
+            page.wait_for_selector("#live.live")
+            to_act("cy")
+            page.wait_for_selector("#tables .card:has-text('to act: cy')")
