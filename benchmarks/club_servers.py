@@ -141,7 +141,9 @@ def _broker_files(folder: Path, port: int, tables: list[str], tls: bool = False)
     passwords.write_text("".join(f"{user}:{password}\n" for user, password in users))
     subprocess.run(["mosquitto_passwd", "-U", str(passwords)], check=True, capture_output=True)  # hashed in place
     (folder / "acl").write_text(
-        f"user {CLUB_USER}\ntopic read croupier/{CLUB}/#\n\npattern write croupier/{CLUB}/%u/#\n"
+        f"user {CLUB_USER}\ntopic read croupier/{CLUB}/#\ntopic write croupier/{CLUB}/+/seating\n\n"
+        f"pattern write croupier/{CLUB}/%u/events\npattern write croupier/{CLUB}/%u/status\n"
+        f"pattern read croupier/{CLUB}/%u/seating\n"
     )
     config = folder / "mosquitto.conf"
     config.write_text(

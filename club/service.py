@@ -18,6 +18,7 @@ from club import rounds, store
 from club.db import connect
 from club.exports import results_csv
 from club.replay import MatchRecord, rebuild
+from club.seating import SeatingAnnouncer
 from club.settings import ClubSettings
 from club.standings import Placed, side_names, standings
 
@@ -46,6 +47,7 @@ class Club:
         self._replays: OrderedDict[tuple[str, int], tuple[int, MatchRecord]] = OrderedDict()
         self._lock = threading.Lock()
         self._idle: list[psycopg.Connection] = []  # connections kept between requests
+        self.seating = SeatingAnnouncer(settings)  # tells each table its next seating, through the broker
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
@@ -84,6 +86,7 @@ class Club:
         """Close the kept connections (the service is stopping)."""
         with self._lock:
             idle, self._idle = self._idle, []
+        self.seating.close()
         for conn in idle:
             conn.close()
 
@@ -188,7 +191,9 @@ class Club:
             {t: list(g) for t, g in seating.tables.items()},
         )
         with self.connection() as conn:
-            return store.save_round(conn, self.name, new)
+            saved = store.save_round(conn, self.name, new)
+        self.seating.announce(saved, before[-1] if before else None)
+        return saved
 
     def rounds(self) -> list[store.StoredRound]:
         with self.connection() as conn:

@@ -94,6 +94,7 @@ class Runtime:
         self.seating: Seating = load_seating(seating_path(journal.path))
         self.holds: dict[str, str] = {}  # device -> why it holds the table (not persisted: devices re-report)
         self.devices: dict[str, dict[str, Any]] = {}  # device -> its public status
+        self.next_round: dict[str, Any] | None = None  # who sits where next, as the club says (not persisted)
         self._mark = self._hand_mark()
         self._applied = False
         self._started = False
@@ -171,6 +172,10 @@ class Runtime:
     def set_status(self, device: str, status: dict[str, Any] | None) -> Future[None]:
         """Publish what a device is doing (progress, a prompt) without touching the match."""
         return self._run(lambda: self._set_status(device, status))
+
+    def set_next_round(self, next_round: dict[str, Any] | None) -> Future[None]:
+        """Who sits where next, as the club says (``controller/club_link``); None: no round."""
+        return self._run(lambda: self._set_next_round(next_round))
 
     def snapshot(self) -> Future[dict[str, Any]]:
         return self._run(self.public_snapshot)
@@ -343,6 +348,11 @@ class Runtime:
             self.holds[device] = message
         self._announce()
 
+    def _set_next_round(self, next_round: dict[str, Any] | None) -> None:
+        if next_round != self.next_round:
+            self.next_round = next_round
+            self._announce()
+
     def _set_status(self, device: str, status: dict[str, Any] | None) -> None:
         if status is None:
             if self.devices.pop(device, None) is None:
@@ -401,6 +411,7 @@ class Runtime:
             "holds": [{"device": d, "message": m} for d, m in sorted(self.holds.items())],
             "devices": dict(self.devices),
             "seating": self.seating.to_json(),  # as chosen; the state's seat_names fill in the rest
+            "next_round": self.next_round,  # the club's seating for its next round, if it has said one
         }
         if referee is None:
             return table | {"game": None, "hand": None}

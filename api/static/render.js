@@ -37,11 +37,25 @@ export function render(state) {
   renderContract(state);
   renderAuction(state);
   renderScore(state);
+  renderNextRound(state);
   renderTricks(state);
   renderViolations(state);
   renderResult(state);
   renderRecord(state);
   renderHistory(state);
+}
+
+/** Who sits where in the club's next round, as the club said it (state.next_round; hidden without one). */
+function renderNextRound(state) {
+  const next = state.next_round;
+  $("next-round-panel").hidden = !next;
+  const box = $("next-round");
+  box.replaceChildren();
+  if (!next) return;
+  box.append(el("p", "next-round-title", `Round ${next.round}`));
+  const list = el("ul", "next-round-seats");
+  for (const s of next.seats) list.append(el("li", "", `Seat ${s.seat + 1}: ${s.entrant} (side ${s.side + 1})`));
+  box.append(list);
 }
 
 /** What the machine and the camera are doing, in words: dealing progress, a fault and its remedy,

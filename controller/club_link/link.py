@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.club_link.messages import ClubMessages, Mark, Message, mark, status
 from controller.club_link.publisher import Publisher
+from controller.club_link.seating import BadSeating, parse_seating
 from engine.log import Referee, TableLog, parse_event, referee_text
 from engine.seat_names import SeatNames
 
@@ -35,6 +36,7 @@ class ClubLink:
         self.messages = ClubMessages(settings.club, settings.table, self._seat_names)
         self.publisher = publisher or Publisher(settings, runtime.journal.path)
         self._status: dict[str, Any] | None = None
+        self.publisher.on_seating = self._on_seating
 
     @classmethod
     def attach(cls, runtime: Runtime, publisher: Publisher | None = None) -> ClubLink:
@@ -89,6 +91,16 @@ class ClubLink:
         if self._status is None or _without_time(now) != _without_time(self._status):
             self._status = now
             self.publisher.set_status(now)
+
+    # --- the club's next seating (on the publisher's thread) ---------------------------------------
+
+    def _on_seating(self, payload: bytes) -> None:
+        try:
+            next_round = parse_seating(payload, self.club, self.table)
+        except BadSeating as exc:
+            log.warning("ignored the club's seating message on %s: %s", self.publisher.seating_topic, exc)
+            return
+        self.runtime.set_next_round(next_round)
 
     def _seat_names(self, players: int) -> list[str]:
         return list(SeatNames.of(players, self.runtime.seating.names).names)

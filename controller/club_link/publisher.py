@@ -9,6 +9,8 @@ never skips the message. After a lost connection the publisher starts again from
 still in the outbox, waiting longer each time (up to ``reconnect_max_s``): what the broker had
 not acknowledged is sent again, which the club takes as the duplicates they are. Its last will
 is a retained ``status`` with ``"online": false``, which it also publishes itself when it stops.
+On each connection it also subscribes to the table's ``seating`` (the club's word on who sits
+where next, retained) and hands what arrives to ``on_seating``, on its own thread.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import logging
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,8 @@ class Publisher:
         self.reconnect_min_s = min(reconnect_min_s, settings.reconnect_max_s)
         base = f"croupier/{settings.club}/{settings.table}"
         self.events_topic, self.status_topic = f"{base}/events", f"{base}/status"
+        self.seating_topic = f"{base}/seating"
+        self.on_seating: Callable[[bytes], None] | None = None  # told each seating message from the club
         self.connected = False
         self.error: str | None = None  # the last reason the broker could not be used, in words
         self.acknowledged = 0  # messages the broker has acknowledged since the start
@@ -116,7 +121,7 @@ class Publisher:
 
     def _session(self, reader: OutboxReader) -> bool:
         """Connect, then send until the connection ends or the table stops; True if it was up."""
-        session = _Session(f"the user '{self.settings.user}' write {self.events_topic.rsplit('/', 1)[0]}/#")
+        session = _Session(f"the user '{self.settings.user}' write {self.events_topic} and {self.status_topic}")
         try:  # a CA file or password file gone since the start, a host that does not resolve, no route
             client = self._client(session)
             client.connect(self.settings.host, self.settings.port, keepalive=KEEPALIVE_S, clean_start=True)
@@ -127,6 +132,7 @@ class Publisher:
             client.disconnect()
             return False
         self._up()
+        client.subscribe(self.seating_topic, qos=1)
         try:
             self._send(client, session, reader)
         finally:
@@ -157,6 +163,7 @@ class Publisher:
                 keyfile=str(settings.key_file) if settings.key_file else None,
             )
         client.on_connect, client.on_disconnect, client.on_publish = _on_connect, _on_disconnect, _on_publish
+        client.on_message = self._on_message
         return client
 
     def _answered(self, client: mqtt.Client, session: _Session) -> bool:
@@ -204,6 +211,14 @@ class Publisher:
         deadline = time.monotonic() + GOODBYE_S
         while mid in session.other and session.up and time.monotonic() < deadline:
             client.loop(LOOP_S)
+
+    def _on_message(self, client: mqtt.Client, session: _Session, message: mqtt.MQTTMessage) -> None:
+        if message.topic != self.seating_topic or self.on_seating is None:
+            return
+        try:
+            self.on_seating(bytes(message.payload))
+        except Exception:  # the publisher goes on sending whatever the club says
+            log.exception("the club's seating message could not be taken")
 
     def _up(self) -> None:
         if self.error is not None or not self.connected:

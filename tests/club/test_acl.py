@@ -1,6 +1,7 @@
 """Only the club service reads the tables' topics: a table's user that subscribes to every topic
 of the club gets nothing, the statuses and messages of another table included, while the club's
-intake stores them (Mosquitto with the ACL of docs/club.md: tables write their own topics only)."""
+intake stores them (Mosquitto with the ACL of docs/club.md: tables write their own topics only).
+A table reads one topic only: its own seating, which the club writes and the table cannot."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import threading
 
 import psycopg
 
-from benchmarks.club_servers import CLUB
+from benchmarks.club_servers import CLUB, CLUB_PASSWORD, CLUB_USER
 from club.db import migrate
+from club.service import Club, RoundRequest
 from simulators.club_messages import play, status
 from tests.club.mqtt import connect, intake, publish, settings, wait_until
 
@@ -40,3 +42,47 @@ def stored(dsn: str) -> int:
     with psycopg.connect(dsn) as conn:
         row = conn.execute("SELECT count(*) FROM messages WHERE table_name = 't2'").fetchone()
     return int(row[0]) if row else 0
+
+
+def test_a_table_reads_only_its_own_seating_and_cannot_write_it(broker, database, tmp_path):
+    migrate(database)
+    club = Club(settings(broker, database, tmp_path))
+    got: list[str] = []
+    subscribed = threading.Event()
+    t1 = connect(broker, "t1")
+    t1.on_message = lambda client, userdata, message: got.append(message.topic)
+    t1.on_subscribe = lambda client, userdata, mid, reasons, properties: subscribed.set()
+    try:
+        t1.subscribe([(f"croupier/{CLUB}/t2/seating", 1), (f"croupier/{CLUB}/+/seating", 1)])
+        assert subscribed.wait(30)
+        club.start_round(RoundRequest("rotation", ["A", "B", "C", "D"], ["t2", "t1"]))  # t2's seating goes first
+        wait_until(lambda: f"croupier/{CLUB}/t1/seating" in got, what="t1's own seating")
+    finally:
+        t1.disconnect()
+        t1.loop_stop()
+        club.close()
+    assert got == [f"croupier/{CLUB}/t1/seating"]  # t2's seating, published before it, never reached t1
+    # A table that writes its own seating is refused by the ACL: the club's message stays.
+    forger = connect(broker, "t1")
+    try:
+        forger.publish(f"croupier/{CLUB}/t1/seating", b'{"v": 1, "forged": true}', qos=1, retain=True).wait_for_publish(
+            60
+        )
+    finally:
+        forger.disconnect()
+        forger.loop_stop()
+    assert retained(broker, "t1")["round"] == 1
+
+
+def retained(broker, table: str) -> dict:
+    """The retained seating of ``table``, as the club's user reads it."""
+    got: list[dict] = []
+    client = connect(broker, CLUB_USER, CLUB_PASSWORD)
+    client.on_message = lambda c, userdata, message: got.append(json.loads(message.payload))
+    try:
+        client.subscribe(f"croupier/{CLUB}/{table}/seating", qos=1)
+        wait_until(lambda: bool(got), what=f"{table}'s retained seating")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    return got[-1]
