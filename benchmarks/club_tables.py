@@ -12,8 +12,9 @@ answers the club's page. The servers start in a temporary folder, as the tests s
   at once, and the events (and all messages) a second are counted from that moment to the last
   row committed in PostgreSQL: the whole path from the tables' journals to the club's record;
 - **at live pace** (``benchmarks/club_page.py``): every table plays one event every ``pace_s``
-  seconds while the club's API is polled as a page polls it; each event's delay from its journal
-  time to the first answer showing it, and to its row in PostgreSQL (the transaction that stored it).
+  seconds while a page watches the club's live updates (a WebSocket client on ``/api/live``);
+  each event's delay from its journal time to the first update naming it, and to its row in
+  PostgreSQL (the transaction that stored it).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import httpx
 import psycopg
 
 from benchmarks import club_servers as servers
-from benchmarks.club_page import POLL_S, POLLERS, delays_ms, live
+from benchmarks.club_page import Stored, delays_ms, live
 from controller.club_link.outbox import OutboxReader
 from controller.runtime import Runtime
 from controller.settings import Settings
@@ -68,16 +69,13 @@ class ClubFigures:
     pace_s: float
     live_s: float
     live_events: int
-    page_p50_ms: float  # journal time -> the club's API shows the event
+    page_p50_ms: float  # journal time -> a page's live update names the event
     page_p95_ms: float
     page_max_ms: float
     row_p50_ms: float  # journal time -> its row committed in PostgreSQL
     row_p95_ms: float
-    polls_per_s: float  # the requests the page's poller made
-    request_p95_ms: float  # how long the API took to answer one
-    pollers: int
-    poll_ms: float
-    lost: int  # events journaled that the club's API never showed (must be 0)
+    updates_per_s: float  # the live updates the page received
+    lost: int  # events journaled that no live update named (must be 0)
     load_average: float  # the machine's 1-minute load as the run ended
     cores: int
 
@@ -221,6 +219,26 @@ def _rows(dsn: str, match: int) -> int:
     return int(row[0]) if row else 0
 
 
+def _stored(dsn: str, match: int) -> Stored:
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT table_name, max(seq), count(*) FILTER (WHERE kind = 'event') FROM messages WHERE match = %s"
+            " GROUP BY table_name",
+            (match,),
+        ).fetchall()
+    return Stored(sum(int(r[2]) for r in rows), {str(r[0]): int(r[1]) for r in rows})
+
+
+def _event_times(dsn: str, match: int) -> list[tuple[str, int, int, float]]:
+    """Each event message of the match: its table, match, seq and journal time (epoch s)."""
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT table_name, match, seq, extract(epoch FROM at) FROM messages WHERE match = %s AND kind = 'event'",
+            (match,),
+        ).fetchall()
+    return [(str(t), int(m), int(s), float(at)) for t, m, s, at in rows]
+
+
 def _row_delays_ms(dsn: str, match: int) -> list[float]:
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
@@ -294,19 +312,21 @@ def measure(tables: int = 50, hands: int = 8, live_s: float = 60.0, pace_s: floa
             try:
                 opened += [Table(Path(journals), broker, name) for name in names]
                 drain = into_postgres(opened, burst, dsn, progress)
-                paced = live(opened, slow, url, pace_s, live_s, progress, WAIT_S)
+                paced = live(opened, slow, url, pace_s, live_s, progress, WAIT_S, lambda: _stored(dsn, 2))
                 rows = _row_delays_ms(dsn, 2)
+                events = _event_times(dsn, 2)
             finally:
-                timed = {t.name: t.close() for t in opened}
-    page = delays_ms(paced.watched, timed)
-    shown = sum(w.quota for w in paced.watched)
+                for t in opened:
+                    t.close()
+    page, lost = delays_ms(paced.seen, events)
+    lost += paced.played - len(events)  # journaled but never stored
     nan = float("nan")
     return ClubFigures(
         tables, hands, drain.events, drain.messages, drain.events / drain.journal_s, drain.drain_s,
-        drain.events / drain.drain_s, drain.messages / drain.drain_s, pace_s, live_s, shown,
+        drain.events / drain.drain_s, drain.messages / drain.drain_s, pace_s, live_s, paced.played,
         statistics.median(page) if page else nan, _p95(page), page[-1] if page else nan,
-        statistics.median(rows) if rows else nan, _p95(rows), paced.polls_per_s, _p95(paced.request_ms),
-        POLLERS, POLL_S * 1000, shown - len(page), os.getloadavg()[0], os.cpu_count() or 0,
+        statistics.median(rows) if rows else nan, _p95(rows), paced.seen.updates / paced.elapsed_s,
+        lost, os.getloadavg()[0], os.cpu_count() or 0,
     )  # fmt: skip
 
 
