@@ -51,10 +51,9 @@ class Club:
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
-        """A connection to the database, kept for the next request when this one is done. A new
-        connection for each request started a PostgreSQL backend every time: with 50 tables at
-        live pace, ``croupier bench club`` gave a p95 delay to the page's API of 326 ms that way
-        against 142 ms with kept connections, on this 2-core development machine."""
+        """A connection to the database, kept for the next request when this one is done: a new
+        connection for each request starts a PostgreSQL backend every time, which was most of
+        the slow tail of the page's requests with 50 tables at live pace."""
         conn = self._kept() or connect(self.settings.database, autocommit=True)
         try:
             yield conn
