@@ -39,7 +39,7 @@ import psycopg
 
 from benchmarks import club_servers as servers
 from benchmarks.club_page import Stored, delays_ms, live
-from controller.club_link.outbox import OutboxReader
+from controller.club_link.outbox import queued_in
 from controller.runtime import Runtime
 from controller.settings import Settings
 from engine.games import get_game
@@ -153,11 +153,7 @@ class Table:
         self.publishing = True
 
     def queued(self) -> int:
-        reader = OutboxReader(self.runtime.journal.path)
-        try:
-            return reader.count()
-        finally:
-            reader.close()
+        return queued_in(self.runtime.journal.path)
 
     def close(self) -> list[tuple[str, dict[str, Any]]]:
         """Stop the table; its latest match's events with their journal times."""

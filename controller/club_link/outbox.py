@@ -110,3 +110,12 @@ class OutboxReader:
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
+
+
+def queued_in(journal: Path) -> int:
+    """How many messages a journal's outbox holds, the broker not having acknowledged them."""
+    reader = OutboxReader(journal)
+    try:
+        return reader.count()
+    finally:
+        reader.close()

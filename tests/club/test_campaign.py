@@ -28,7 +28,7 @@ import pytest
 from benchmarks.club_servers import TABLES, Broker, free_port, stop
 from benchmarks.club_tables import GAMES, Played, played
 from club.standings import Placed, side_names, standings
-from controller.club_link.outbox import OutboxReader
+from controller.club_link.outbox import queued_in
 from controller.runtime import Runtime
 from engine.log import referee_text
 from engine.seat_names import SeatNames
@@ -62,11 +62,7 @@ class Table:
         return self.played not in self.match.ends
 
     def queued(self) -> int:
-        reader = OutboxReader(self.runtime.journal.path)
-        try:
-            return reader.count()
-        finally:
-            reader.close()
+        return queued_in(self.runtime.journal.path)
 
     def sent_keys(self) -> list[tuple[int, int]]:
         """Every (match, seq) the table ever queued for the club, from its journal."""
