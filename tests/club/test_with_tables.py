@@ -13,28 +13,17 @@ from fastapi.testclient import TestClient
 from club.app import create_app
 from club.db import migrate
 from club.service import Club
-from controller.runtime import Runtime
 from engine.log import referee_text
 from tests.club.mqtt import intake, settings, wait_until
-from tests.club_link.club import club_settings, engine_log, play, start_match
+from tests.club_link.club import club_settings, engine_log, play, runtimes, start_match
 
 GAMES = [("poley", None), ("shelem", None), ("fifty-six", None), ("bid-whist", None), ("nap", 5)]
 
 
 @pytest.fixture
 def tables(tmp_path, broker):
-    opened: list[Runtime] = []
-
-    def open_table(name: str) -> Runtime:
-        runtime = Runtime.open(club_settings(tmp_path, broker, name), "token")
-        opened.append(runtime)
-        runtime.start()
-        return runtime
-
-    yield open_table
-    for runtime in opened:
-        runtime.stop()
-        runtime.journal.close()
+    with runtimes() as open_runtime:
+        yield lambda name: open_runtime(club_settings(tmp_path, broker, name))
 
 
 def test_real_tables_of_all_five_games_reach_the_club_and_replay_to_their_own_logs(broker, database, tmp_path, tables):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +124,24 @@ def play(runtime: Runtime, events: list[dict[str, Any]]) -> None:
     for event in events:
         result = runtime.submit(event).result(WAIT_S)
         assert result.outcome.accepted, result.outcome.reason
+
+
+@contextlib.contextmanager
+def runtimes(start: bool = True) -> Iterator[Callable[[Settings], Runtime]]:
+    """Opens tables' runtimes from their settings (started, unless ``start`` is false), and
+    stops them and closes their journals at the end, whatever the test did."""
+    opened: list[Runtime] = []
+
+    def open_table(settings: Settings) -> Runtime:
+        runtime = Runtime.open(settings, "token")
+        opened.append(runtime)
+        if start:
+            runtime.start()
+        return runtime
+
+    try:
+        yield open_table
+    finally:
+        for runtime in opened:
+            runtime.stop()
+            runtime.journal.close()

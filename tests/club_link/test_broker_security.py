@@ -9,8 +9,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from benchmarks.club_servers import CLUB, password_of
-from controller.runtime import Runtime
-from tests.club_link.club import Collector, club_settings, engine_log, play, start_match, wait_until
+from tests.club_link.club import Collector, club_settings, engine_log, play, runtimes, start_match, wait_until
 
 
 @pytest.fixture
@@ -21,19 +20,9 @@ def club(broker):
 
 
 @pytest.fixture
-def opened(tmp_path):
-    runtimes: list[Runtime] = []
-
-    def open_table(settings) -> Runtime:
-        runtime = Runtime.open(settings, "token")
-        runtimes.append(runtime)
-        runtime.start()
-        return runtime
-
-    yield open_table
-    for runtime in runtimes:
-        runtime.stop()
-        runtime.journal.close()
+def opened():
+    with runtimes() as open_table:
+        yield open_table
 
 
 def test_a_table_cannot_publish_as_another_table(broker, club):

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.club_servers import stop
 from controller.runtime import Runtime
 from engine.log import referee_text
-from tests.club_link.club import Collector, club_settings, engine_log, play, start_match, wait_until
+from tests.club_link.club import Collector, club_settings, engine_log, play, runtimes, start_match, wait_until
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|[BL]J)$")
 
@@ -26,17 +26,12 @@ def club(broker):
 
 @pytest.fixture
 def table(tmp_path, broker):
-    runtimes: list[Runtime] = []
+    with runtimes(start=False) as open_runtime:
 
-    def open_table(name: str = "t1", **more: Any) -> Runtime:
-        runtime = Runtime.open(club_settings(tmp_path, broker, name, **more), "token")
-        runtimes.append(runtime)
-        return runtime
+        def open_table(name: str = "t1", **more: Any) -> Runtime:
+            return open_runtime(club_settings(tmp_path, broker, name, **more))
 
-    yield open_table
-    for runtime in runtimes:
-        runtime.stop()
-        runtime.journal.close()
+        yield open_table
 
 
 def queued(runtime: Runtime) -> int:
