@@ -19,6 +19,8 @@ def load_or_create_token(path: Path) -> tuple[str, bool]:
     except FileNotFoundError:
         token = ""
     if token:
+        if path.stat().st_mode & 0o077:  # someone loosened it: only the owner may read a secret
+            path.chmod(0o600)
         return token, False
     token = secrets.token_urlsafe(TOKEN_BYTES)
     path.parent.mkdir(parents=True, exist_ok=True)

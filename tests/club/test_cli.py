@@ -62,4 +62,7 @@ def test_the_clubs_token_is_made_once_readable_by_its_owner_only(tmp_path):
     token, made = load_or_create_token(tmp_path / "club-token")
     assert made and len(token) >= 40 and (tmp_path / "club-token").stat().st_mode & 0o777 == 0o600
     assert load_or_create_token(tmp_path / "club-token") == (token, False)
+    (tmp_path / "club-token").chmod(0o644)  # loosened by hand: tightened again when next read
+    assert load_or_create_token(tmp_path / "club-token") == (token, False)
+    assert (tmp_path / "club-token").stat().st_mode & 0o777 == 0o600
     assert token_matches(token, token) and not token_matches(token, token[:-1]) and not token_matches(token, None)
