@@ -111,10 +111,11 @@ def test_a_turner_that_cuts_another_window_than_the_reader_is_refused(tmp_path):
     assert IndexDetector(reader=tmp_path / "reader.onnx", turn=False).turner is None  # not asked for: not loaded
 
 
-def _peak(height: float, heat: float = 0.9):
+def _peak(height: float, heat: float = 0.9, centre: tuple[float, float] = (10.0, 10.0)):
+    """A heat-map peak pointing up, with no opinion of its rank or suit."""
     from vision.indices import _Peak
 
-    return _Peak((10.0, 10.0), height, 0.6 * height, 0.0, heat, np.ones(14) / 14, np.ones(6) / 6)
+    return _Peak(centre, height, 0.6 * height, 0.0, heat, np.ones(14) / 14, np.ones(6) / 6)
 
 
 def test_an_index_height_far_from_the_others_is_brought_within_a_quarter_of_their_median():
@@ -134,6 +135,8 @@ def test_the_reader_cuts_an_index_at_the_size_it_is_told_the_decks_indices_are()
     # A 9C of a design whose index is a third of its card, its height read 40 % short: the crop
     # cut from that height holds the 9 and only the top of the club (read 9S); told the deck's
     # index height, the crop holds the whole club.
+    import cv2
+
     from vision.decks import deck_available
     from vision.training.faces import design_faces
 
@@ -143,24 +146,12 @@ def test_the_reader_cuts_an_index_at_the_size_it_is_told_the_decks_indices_are()
         pytest.skip("kde:nicu-white is not installed")
     face = next(f for f in design_faces("kde:nicu-white") if f.card == card("9C"))
     image = np.full((400, 400, 3), 90, np.uint8)
-    small = cv2_resize(face.image, 0.25)
+    small = cv2.resize(face.image, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     image[40 : 40 + small.shape[0], 40 : 40 + small.shape[1]] = small
     (cx, cy), _w, h, _up = face.index_boxes()[0]
     centre, true_h = (40 + cx / 4, 40 + cy / 4), h / 4
     detector = default_detector()
-    short = detector._read_upright(image, [_peak_at(centre, 0.6 * true_h)])[0]
-    told = detector._read_upright(image, [_peak_at(centre, 0.6 * true_h)], typical=true_h)[0]
+    short = detector._read_upright(image, [_peak(0.6 * true_h, centre=centre)])[0]
+    told = detector._read_upright(image, [_peak(0.6 * true_h, centre=centre)], typical=true_h)[0]
     assert told.card == card("9C"), told.candidates
     assert short.card != card("9C"), short.candidates  # the crop short of the club
-
-
-def _peak_at(centre: tuple[float, float], height: float):
-    from vision.indices import _Peak
-
-    return _Peak(centre, height, 0.4 * height, 0.0, 0.9, np.ones(14) / 14, np.ones(6) / 6)
-
-
-def cv2_resize(image: np.ndarray, factor: float) -> np.ndarray:
-    import cv2
-
-    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
