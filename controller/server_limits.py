@@ -39,6 +39,14 @@ RESERVED_FILES = 128
 # Connections the kernel holds before the server accepts them. The server accepts (and refuses
 # where it must) at once, so a short queue is enough; a long one only lets a flood wait longer.
 LISTEN_BACKLOG = 256
+# A refused connection is half-closed after its 503 and kept this long, reading and discarding
+# what the client sends, before it is closed: closing a socket with unread bytes in it (the
+# request the client sent at once) resets the connection, and the reset discards the 503 the
+# client had not yet read, so it would see "connection reset" and not why. At most
+# LINGERING_AT_MOST refused connections linger at once; past that, they are closed at once, so
+# a flood of connections cannot hold the server's files this way.
+LINGER_SECONDS = 0.5
+LINGERING_AT_MOST = 64
 _RAISE_THE_LIMIT = "raise the limit on open files: ulimit -n, or LimitNOFILE= in a systemd unit"
 
 
@@ -145,7 +153,11 @@ class ClientConnections:
 
 def guarded_http(limits: ServerLimits) -> type[H11Protocol]:
     """Uvicorn's h11 protocol with the limits above; one class (and one count of clients) per server."""
-    return type("GuardedH11Protocol", (GuardedH11Protocol,), {"limits": limits, "clients": ClientConnections()})
+    return type(
+        "GuardedH11Protocol",
+        (GuardedH11Protocol,),
+        {"limits": limits, "clients": ClientConnections(), "lingering": set()},
+    )
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -154,16 +166,16 @@ class GuardedH11Protocol(H11Protocol):
 
     limits: ClassVar[ServerLimits]
     clients: ClassVar[ClientConnections]
+    lingering: ClassVar[set[asyncio.BaseTransport]]
     _refused = False
     _request_clock: asyncio.TimerHandle | None = None
+    _linger_clock: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         host = _host(transport)
         if not self._room_for(host):
             log.debug("refused a connection from %s: over the limits", host)
-            self._refused = True
-            transport.write(_TOO_MANY_CONNECTIONS)  # sent at once, from the socket's empty buffer
-            transport.close()
+            self._refuse(transport)
             return
         super().connection_made(transport)
         if host is not None:
@@ -171,6 +183,8 @@ class GuardedH11Protocol(H11Protocol):
         self._start_request_clock()
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # a refused client's request: read only so that closing does not reset the connection
         if self._request_clock is None and self.conn.their_state is h11.IDLE:
             self._start_request_clock()  # the next request on a kept-alive connection begins
         super().data_received(data)
@@ -180,14 +194,39 @@ class GuardedH11Protocol(H11Protocol):
         if self._request_received():
             self._stop_request_clock()
 
+    def eof_received(self) -> bool | None:
+        if self._refused:
+            self.transport.close()  # the client has read the 503 and closed its side
+            return None
+        return super().eof_received()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_request_clock()
         if self._refused:
+            self._stop_lingering()
             return
         host = _host(self.transport)
         if host is not None:
             self.clients.discard(host, self.transport)
         super().connection_lost(exc)
+
+    def _refuse(self, transport: asyncio.Transport) -> None:
+        """Answer 503 and close: lingering (see LINGER_SECONDS) while few refused connections do."""
+        self._refused = True
+        self.transport = transport
+        transport.write(_TOO_MANY_CONNECTIONS)  # sent at once, from the socket's empty buffer
+        if len(self.lingering) >= LINGERING_AT_MOST or not transport.can_write_eof():
+            transport.close()
+            return
+        transport.write_eof()
+        self.lingering.add(transport)
+        self._linger_clock = self.loop.call_later(LINGER_SECONDS, transport.close)
+
+    def _stop_lingering(self) -> None:
+        if self._linger_clock is not None:
+            self._linger_clock.cancel()
+            self._linger_clock = None
+        self.lingering.discard(self.transport)
 
     def _room_for(self, host: str | None) -> bool:
         if len(self.connections) >= self.limits.max_connections:
