@@ -121,11 +121,10 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
     """Every combination of thresholds on one half's photos (the detector run once per photo):
     how the thresholds in vision/cards.py were chosen, on the training half."""
     from vision.cards import join
-    from vision.indices import pyramid_scales
-    from vision.scan import default_detector
+    from vision.indices import IndexDetector, pyramid_scales
 
     train, validation = split(load())
-    detector = default_detector()
+    detector = IndexDetector(least=0.3)  # the least presence tried below: the reader must read those peaks too
     seen = [(p, p.image()) for p in (train if half == "train" else validation)]
     reads = [(p, detector.detect_pyramid(image, pyramid_scales(image.shape))) for p, image in seen]
     out = []

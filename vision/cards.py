@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.indices import IndexRead
+from vision.indices import SURE, IndexRead
 
 # Where an index's centre lies on a card, as shares of its width and height from the top-left
 # corner (a standard poker card's index; designs differ by a few hundredths).
@@ -29,7 +29,9 @@ DIAGONAL = math.hypot((1 - 2 * INDEX_AT[0]) * CARD_ASPECT, 1 - 2 * INDEX_AT[1]) 
 ACCEPT = 0.6  # a card less sure than this is reported unknown (a wrong card is a false accusation)
 LEAD = 4.0  # ... and so is one less than this many times as likely as the runner-up
 UNEXPECTED = 0.1  # the prior's weight on a card the referee says cannot be there (not 0: a misplaced card)
-PRESENT = 0.5  # an index read less sure than this that an index lies there at all is no card, not an unknown one
+# An index read less sure than this that an index lies there at all is no card, not an unknown one;
+# the detector does not even read such a peak (IndexDetector's ``least``).
+PRESENT = SURE
 
 
 @dataclass(frozen=True, slots=True)

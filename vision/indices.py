@@ -176,11 +176,13 @@ class IndexDetector:
         fuse: bool = True,
         turner: Path | None = None,
         turn: bool = True,
+        least: float = SURE,
     ) -> None:
         self.path = str(path or model_path())
         backend = backend or default_backend()
         self.net = _net(self.path, backend)
         self.peak = peak
+        self.least = least  # with a reader: the least heat a peak needs to be read (see detect)
         # The reader's rank and suit multiplied by the detector's own (the default), or the reader's alone.
         self.fuse = fuse
         # The index reader (its own file, else the one beside the detector's: reader.onnx): a
@@ -222,6 +224,11 @@ class IndexDetector:
         if min(work.shape[:2]) < 16:
             return []
         peaks = self._read(self.maps(work))
+        if self.reader is not None:
+            # The reader only lowers a peak's heat (times its "an index lies here"): a peak
+            # below ``least`` can never be an index, and is neither read nor kept. Most peaks
+            # are pips and pictures' glyphs, and reading them was half the reader's work.
+            peaks = [p for p in peaks if p.heat >= self.least]
         if self.reader is not None and peaks:
             typical = index_height * scale if index_height else None
             reads = self._read_upright(work, peaks, typical)
