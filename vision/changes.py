@@ -40,16 +40,23 @@ def changed_regions(
     moved = (cv2.absdiff(now, settled) > STILL).astype(np.uint8)
     if not moved.any():
         return []
-    reach = max(1, round(margin_px / GLANCE))
-    moved = cv2.dilate(moved, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+    # A card's change may come in pieces (its face's white is the pale table's grey): a glance
+    # pixel's gap is closed before the pieces are counted.
+    moved = cv2.morphologyEx(moved, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _n, _, stats, _ = cv2.connectedComponentsWithStats(moved)
+    m = round(margin_px)
     boxes = []
     for x, y, bw, bh, _area in stats[1:]:
-        boxes.append((max(0, x * GLANCE), max(0, y * GLANCE), min(w, (x + bw) * GLANCE), min(h, (y + bh) * GLANCE)))
-    return merge_overlapping(boxes)
+        x0, y0, x1, y1 = x * GLANCE, y * GLANCE, (x + bw) * GLANCE, (y + bh) * GLANCE
+        boxes.append((max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)))
+    return merge_where_cheaper(boxes)
 
 
-def merge_overlapping(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+def merge_where_cheaper(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Boxes joined where one box around two holds no more pixels than the two: the detector's
+    work grows with the pixels it reads, and cards put down around the mat would otherwise be
+    read as one box over the whole mat. Boxes that overlap and are not joined are both read (an
+    index in both is read twice; the reader keeps the read deeper inside its box)."""
     boxes = list(boxes)
     merged = True
     while merged:
@@ -57,14 +64,19 @@ def merge_overlapping(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int,
         for i in range(len(boxes)):
             for j in range(i + 1, len(boxes)):
                 a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                union = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                if _area(union) <= _area(a) + _area(b):
+                    boxes[i] = union
                     del boxes[j]
                     merged = True
                     break
             if merged:
                 break
     return boxes
+
+
+def _area(box: tuple[int, int, int, int]) -> int:
+    return max(0, box[2] - box[0]) * max(0, box[3] - box[1])
 
 
 def settle(settled: np.ndarray | None, now: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:

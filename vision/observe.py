@@ -22,7 +22,7 @@ import numpy as np
 from engine.cards import Card
 from vision import changes
 from vision.cards import Recognition, join
-from vision.indices import SURE, IndexDetector, IndexRead, scale_for
+from vision.indices import SURE, IndexDetector, IndexRead, scale_for, suppress
 from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
 from vision.scan import INDEX_SHARE, default_detector
 
@@ -33,7 +33,9 @@ _TOP_PX_PER_MM = 0.5  # the top-down view for motion and hands: coarse is enough
 _MOVING = 28  # grey-level change between frames that counts as motion
 _MOVING_SHARE = 0.04  # of a zone's area moving: the zone is busy
 _SKIN_SHARE = 0.15  # of a zone's area skin-coloured: a hand
-_MARGIN_CARDS = 0.6  # changed regions grow by this share of a card's height (an index beside the change)
+# Changed regions grow by this share of a card's height: an index just beside the change, and room
+# around an index for the detector to see it whole (indices are 0.19-0.38 of a card's height).
+_MARGIN_CARDS = 0.35
 # A card read as unknown is read again in this many following frames, still or not (the frame it
 # failed on may have had a hand leaving it, and a camera's next frame differs), then left until
 # its region changes.
@@ -143,20 +145,21 @@ class Observer:
         """Reads the changed regions that are not under a hand or motion, keeps the reads
         elsewhere, and joins them all into the frame's cards."""
         size = self.card_size_px(pose, frame.shape)
-        regions = changes.changed_regions(now, self._settled, _MARGIN_CARDS * size[1], frame.shape)
+        margin = _MARGIN_CARDS * size[1]
+        regions = changes.changed_regions(now, self._settled, margin, frame.shape)
         retries = {box: n for box, n in self._unsure.items() if not any(_overlap(box, r) for r in regions)}
         self._unsure = {}
         waiting: list[tuple[int, int, int, int]] = []
-        fresh: list[IndexRead] = []
-        for box in changes.merge_overlapping(regions + list(retries)):
+        read: list[tuple[tuple[int, int, int, int], list[IndexRead]]] = []
+        for box in changes.merge_where_cheaper(regions + list(retries)):
             if busy and self._under_busy(pose, box, busy, only_centre=box in retries):
                 waiting.append(box)  # read once the hand has gone: the region stays changed until then
                 continue
-            found = self._detect(frame, box, size[1])
-            fresh += found
-            self._reads = [r for r in self._reads if not _inside(r.centre, box)] + found
+            read.append((box, self._detect(frame, box, size[1])))
             self._settled = changes.settle(self._settled, now, box)
             self.regions_read += 1
+        fresh = _deepest(read, frame.shape)
+        self._reads = _renewed(self._reads, fresh, [box for box, _ in read], margin / 2, frame.shape)
         recognised = join(self._reads, size, self._prior(pose))
         self._learn_index_size(recognised, fresh, size[1])
         cards = []
@@ -258,6 +261,54 @@ class Observer:
                 busy.add(zone.name)
         self._hands, self._busy_glance = frozenset(hands), now
         return frozenset(busy | hands)
+
+
+def _deepest(read: list[tuple[tuple[int, int, int, int], list[IndexRead]]], shape: tuple[int, ...]) -> list[IndexRead]:
+    """The reads of regions read in one frame, an index read in two overlapping regions kept
+    once: as read in the region it lies deeper inside (near a region's edge, the detector sees
+    only part of what surrounds an index, or only part of the index)."""
+    if len(read) < 2:
+        return [r for _, found in read for r in found]
+    reads = [r for _, found in read for r in found]
+    depths = [_depth(r, box, shape) for box, found in read for r in found]
+    return suppress(reads, depths, apart=0.25)
+
+
+def _renewed(
+    old: list[IndexRead],
+    fresh: list[IndexRead],
+    boxes: list[tuple[int, int, int, int]],
+    band: float,
+    shape: tuple[int, ...],
+) -> list[IndexRead]:
+    """The reads after regions were read again: an old read inside a region gives way to the new
+    ones, unless it lies in the region's outer ``band`` (pixels; the margin a region grew by around
+    what changed), where nothing changed. There the old read stays, and a new read of the same
+    index (seen near the region's edge, perhaps cut by it) is dropped."""
+    cores = [_shrunk(box, band, shape) for box in boxes]
+    kept = [r for r in old if not any(_inside(r.centre, core) for core in cores)]
+    near_edge = [r for r in kept if any(_inside(r.centre, box) for box in boxes)]
+    if not near_edge:
+        return kept + fresh
+    away = [r for r in kept if not any(_inside(r.centre, box) for box in boxes)]
+    return away + suppress(near_edge + fresh, [math.inf] * len(near_edge) + [0.0] * len(fresh), apart=0.25)
+
+
+def _shrunk(box: tuple[int, int, int, int], by: float, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A box shrunk by ``by`` pixels on each side that is not the frame's edge."""
+    h, w = shape[:2]
+    x0, y0, x1, y1 = box
+    b = round(by)
+    return (x0 + b if x0 > 0 else x0, y0 + b if y0 > 0 else y0, x1 - b if x1 < w else x1, y1 - b if y1 < h else y1)
+
+
+def _depth(r: IndexRead, box: tuple[int, int, int, int], shape: tuple[int, ...]) -> float:
+    """How deep inside ``box`` a read lies, in its heights; the frame's edges are no region's edge."""
+    h, w = shape[:2]
+    x, y = r.centre
+    sides = [x - box[0] if box[0] > 0 else math.inf, box[2] - x if box[2] < w else math.inf]
+    sides += [y - box[1] if box[1] > 0 else math.inf, box[3] - y if box[3] < h else math.inf]
+    return min(min(sides), 1e6) / max(r.height, 1.0)
 
 
 def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

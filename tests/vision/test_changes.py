@@ -39,6 +39,20 @@ def test_nothing_settled_means_the_whole_frame_and_a_read_region_settles():
     assert changes.changed_regions(now, settled, 48, (720, 1280)) == []
 
 
-def test_overlapping_regions_merge_and_apart_ones_do_not():
-    merged = changes.merge_overlapping([(0, 0, 10, 10), (5, 5, 20, 20), (50, 50, 60, 60)])
-    assert sorted(merged) == [(0, 0, 20, 20), (50, 50, 60, 60)]
+def test_regions_merge_where_one_box_holds_no_more_pixels_than_the_two():
+    merged = changes.merge_where_cheaper([(0, 0, 10, 10), (4, 1, 14, 11), (50, 50, 60, 60)])
+    assert sorted(merged) == [(0, 0, 14, 11), (50, 50, 60, 60)]  # 154 pixels for 200: one box
+
+
+def test_regions_that_overlap_at_a_corner_stay_apart_when_one_box_would_be_larger():
+    apart = [(0, 0, 10, 10), (8, 8, 18, 18)]  # one box around both: 324 pixels, for 200
+    assert sorted(changes.merge_where_cheaper(apart)) == apart
+
+
+def test_cards_put_down_far_apart_are_read_as_regions_of_their_own():
+    before = changes.glance(frame_with(None, 1))
+    now = frame_with((100, 100), 2)
+    now[500:620, 1000:1090] = 240  # a second card, far from the first
+    regions = changes.changed_regions(changes.glance(now), before, 48, now.shape)
+    assert len(regions) == 2
+    assert sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions) < 0.2 * 1280 * 720
