@@ -215,28 +215,31 @@ class IndexDetector:
         geometry in the image's own pixels. ``index_height`` (image pixels), when the indices'
         size is known (the table learns its deck's), is the height the reader's crops agree on;
         else they agree on the sure reads' median (:func:`agreed_heights`)."""
-        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-            raise ValueError("an index detector reads 8-bit BGR images")
-        work = image
-        if abs(scale - 1) > 1e-3:
-            interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-            work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=interp)
-        if min(work.shape[:2]) < 16:
-            return []
-        peaks = self._read(self.maps(work))
-        if self.reader is not None:
+        return self.detect_each([Look(image, scale, index_height)])[0]
+
+    def detect_each(self, looks: list[Look]) -> list[list[IndexRead]]:
+        """:meth:`detect` for each of several images (a frame's changed regions), their indices
+        read by the reader in one batch: a call of the reader costs about as much for four crops
+        as for thirty."""
+        works = [_work_image(look) for look in looks]
+        peaks = [self._read(self.maps(work)) if min(work.shape[:2]) >= 16 else [] for work in works]
+        if self.reader is None:
+            reads = [
+                [_as_read(p.centre, p.height, p.width, p.up_deg, p.heat, p.p_rank, p.p_suit) for p in ps]
+                for ps in peaks
+            ]
+        else:
             # The reader only lowers a peak's heat (times its "an index lies here"): a peak
             # below ``least`` can never be an index, and is neither read nor kept. Most peaks
             # are pips and pictures' glyphs, and reading them was half the reader's work.
-            peaks = [p for p in peaks if p.heat >= self.least]
-        if self.reader is not None and peaks:
-            typical = index_height * scale if index_height else None
-            reads = self._read_upright(work, peaks, typical)
-        else:
-            reads = [_as_read(p.centre, p.height, p.width, p.up_deg, p.heat, p.p_rank, p.p_suit) for p in peaks]
+            peaks = [[p for p in ps if p.heat >= self.least] for ps in peaks]
+            typical = [look.index_height * look.scale if look.index_height else None for look in looks]
+            reads = self._read_upright(works, peaks, typical)
         # Two peaks of the heat map a cell or two apart are one index seen twice, not two (in a
         # tight fan, two cards' indices lie further apart than this).
-        return [r.scaled(1 / scale) for r in suppress(reads, apart=0.25)]
+        return [
+            [r.scaled(1 / look.scale) for r in suppress(rs, apart=0.25)] for rs, look in zip(reads, looks, strict=True)
+        ]
 
     def detect_pyramid(self, image: np.ndarray, scales: list[float]) -> list[IndexRead]:
         """The indices found at any of ``scales``, the same index found at two kept once. Then
@@ -284,49 +287,86 @@ class IndexDetector:
             )
         return reads
 
-    def _read_upright(self, image: np.ndarray, reads: list[_Peak], typical: float | None = None) -> list[IndexRead]:
+    def _read_upright(
+        self, images: list[np.ndarray], peaks: list[list[_Peak]], typical: list[float | None]
+    ) -> list[list[IndexRead]]:
         """Each index read again from an upright crop, as the detector saw it and turned half a
         turn (the reader says which is upright); the two opinions multiplied. First the turner
         (or a reader with turn outputs) sets upright a crop turned further than
         :data:`RECUT_DEG`: the detector's up direction is often 20-50 degrees off on an index of
-        20-30 pixels, and the reader learned to read crops within a few degrees of upright."""
+        20-30 pixels, and the reader learned to read crops within a few degrees of upright.
+        ``peaks[i]`` lie in ``images[i]``, whose crops are cut at heights they agree on."""
         assert self.reader is not None
+        reads = [r for ps in peaks for r in ps]
+        if not reads:
+            return [[] for _ in peaks]
+        where = [image for image, ps in zip(images, peaks, strict=True) for _ in ps]
+        cut = [r for ps, t in zip(peaks, typical, strict=True) for r in agreed_heights(ps, t)]
         ups = [r.up_deg for r in reads]
-        cut = agreed_heights(reads, typical)  # the crops are cut at heights the reads agree on
-        first = self._look(self.turner or self.reader, image, cut, ups)
+        first = self._look(self.turner or self.reader, where, cut, ups)
         if self.turn and first.shape[1] > _READER_OUTPUTS:
             ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
         if self.turner is not None:
-            logits = self._look(self.reader, image, cut, ups)
+            logits = self._look(self.reader, where, cut, ups)
         else:  # the reader is its own turner: it reads again only the crops it turned
             logits = first
             again = [k for k, r in enumerate(reads) if ups[k] != r.up_deg]
             if again:
-                relook = self._look(self.reader, image, [cut[k] for k in again], [ups[k] for k in again])
+                relook = self._look(
+                    self.reader, [where[k] for k in again], [cut[k] for k in again], [ups[k] for k in again]
+                )
                 for i, k in enumerate(again):
                     logits[2 * k : 2 * k + 2] = relook[2 * i : 2 * i + 2]
-        out = []
-        for k, r in enumerate(reads):
-            turned = _upright_of(logits, k)
-            ranks = _softmax(logits[2 * k + turned, : len(RANKS) + 1])
-            p_index = 1.0 - float(ranks[-1])
-            p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
-            suits = _softmax(logits[2 * k + turned, len(RANKS) + 1 : _READER_OUTPUTS])
-            p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
-            up = (ups[k] + 180 * turned) % 360
-            out.append(_as_read(r.centre, r.height, r.width, up, r.heat * p_index, p_rank, p_suit))
-        return out
+        out = [self._fused(r, logits, k, ups[k]) for k, r in enumerate(reads)]
+        grouped, start = [], 0
+        for ps in peaks:
+            grouped.append(out[start : start + len(ps)])
+            start += len(ps)
+        return grouped
 
-    def _look(self, net: _Runtime, image: np.ndarray, reads: list[_Peak], ups: list[float]) -> np.ndarray:
-        """A reader's logits for each read's crop at ``up`` and turned half a turn (2 rows a read)."""
+    def _fused(self, r: _Peak, logits: np.ndarray, k: int, up_deg: float) -> IndexRead:
+        """Peak ``r`` as the reader read its ``k``-th pair of crops, with the detector's opinion."""
+        turned = _upright_of(logits, k)
+        ranks = _softmax(logits[2 * k + turned, : len(RANKS) + 1])
+        p_index = 1.0 - float(ranks[-1])
+        p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
+        suits = _softmax(logits[2 * k + turned, len(RANKS) + 1 : _READER_OUTPUTS])
+        p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
+        up = (up_deg + 180 * turned) % 360
+        return _as_read(r.centre, r.height, r.width, up, r.heat * p_index, p_rank, p_suit)
+
+    def _look(self, net: _Runtime, images: list[np.ndarray], reads: list[_Peak], ups: list[float]) -> np.ndarray:
+        """A reader's logits for each read's crop (from its image) at ``up`` and turned half a
+        turn (2 rows a read)."""
         assert self.crop is not None
         crops = []
-        for r, up in zip(reads, ups, strict=True):
+        for image, r, up in zip(images, reads, ups, strict=True):
             crops += [
                 upright_crop(image, r.centre, r.height, up, self.crop),
                 upright_crop(image, r.centre, r.height, up + 180, self.crop),
             ]
         return np.array(net.run(crops_blob(crops)), dtype=np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """One image for the detector: run at ``scale``; ``index_height`` (image pixels) the indices'
+    size when known (:meth:`IndexDetector.detect`)."""
+
+    image: np.ndarray
+    scale: float = 1.0
+    index_height: float | None = None
+
+
+def _work_image(look: Look) -> np.ndarray:
+    """The image the network runs on: ``look``'s, checked, resized by its scale."""
+    image = look.image
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError("an index detector reads 8-bit BGR images")
+    if abs(look.scale - 1) <= 1e-3:
+        return image
+    interp = cv2.INTER_AREA if look.scale < 1 else cv2.INTER_LINEAR
+    return cv2.resize(image, None, fx=look.scale, fy=look.scale, interpolation=interp)
 
 
 def agreed_heights(reads: list[_Peak], typical: float | None = None) -> list[_Peak]:

@@ -22,7 +22,7 @@ import numpy as np
 from engine.cards import Card
 from vision import changes
 from vision.cards import Recognition, join
-from vision.indices import SURE, IndexDetector, IndexRead, scale_for, suppress
+from vision.indices import SURE, IndexDetector, IndexRead, Look, scale_for, suppress
 from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
 from vision.scan import INDEX_SHARE, default_detector
 
@@ -151,13 +151,15 @@ class Observer:
         self._unsure = {}
         waiting: list[tuple[int, int, int, int]] = []
         read: list[tuple[tuple[int, int, int, int], list[IndexRead]]] = []
+        to_read = []
         for box in changes.merge_where_cheaper(regions + list(retries)):
             if busy and self._under_busy(pose, box, busy, only_centre=box in retries):
                 waiting.append(box)  # read once the hand has gone: the region stays changed until then
                 continue
-            read.append((box, self._detect(frame, box, size[1])))
+            to_read.append(box)
             self._settled = changes.settle(self._settled, now, box)
             self.regions_read += 1
+        read = list(zip(to_read, self._detect(frame, to_read, size[1]), strict=True))
         fresh = _deepest(read, frame.shape)
         self._reads = _renewed(self._reads, fresh, [box for box, _ in read], margin / 2, frame.shape)
         recognised = join(self._reads, size, self._prior(pose))
@@ -174,23 +176,39 @@ class Observer:
                     self._unsure[box] = tries
         self._cards = tuple(cards)
 
-    def _detect(self, frame: np.ndarray, box: tuple[int, int, int, int], card_height: float) -> list[IndexRead]:
-        """The indices in one region of the frame, at the scale this deck's index size asks for
+    def _detect(
+        self, frame: np.ndarray, boxes: list[tuple[int, int, int, int]], card_height: float
+    ) -> list[list[IndexRead]]:
+        """The indices in each region of the frame, at the scale this deck's index size asks for
         (once learned: :meth:`_index_share`), else at the scale :data:`INDEX_SHARE` gives. A
         region where a learned size finds nothing sure is looked at again at the default scale:
         a size learned wrongly (from a picture's glyphs, say) must not blind the camera for good."""
-        x0, y0, x1, y1 = box
         learned = self._index_share()
-        looks: list[tuple[float, float | None]] = [(INDEX_SHARE, None)]  # (share, the index height told)
-        if learned is not None:
-            near_default = abs(math.log(learned / INDEX_SHARE)) < math.log(_SAME_SCALE)
-            looks = [(learned, learned * card_height)] + ([] if near_default else looks)
-        found: list[IndexRead] = []
-        for share, index_height in looks:
-            found = self.detector.detect(frame[y0:y1, x0:x1], scale_for(share * card_height), index_height)
-            if any(r.heat >= SURE for r in found):
-                break
-        return [r.scaled(1.0, (x0, y0)) for r in found]
+        share, told = (learned, learned * card_height) if learned is not None else (INDEX_SHARE, None)
+        found = self._look(frame, boxes, share, told, card_height)
+        if learned is not None and abs(math.log(learned / INDEX_SHARE)) >= math.log(_SAME_SCALE):
+            blind = [k for k, reads in enumerate(found) if not any(r.heat >= SURE for r in reads)]
+            again = self._look(frame, [boxes[k] for k in blind], INDEX_SHARE, None, card_height)
+            for k, reads in zip(blind, again, strict=True):
+                found[k] = reads
+        return found
+
+    def _look(
+        self,
+        frame: np.ndarray,
+        boxes: list[tuple[int, int, int, int]],
+        share: float,
+        index_height: float | None,
+        card_height: float,
+    ) -> list[list[IndexRead]]:
+        """The detector's reads in each box (frame pixels), run at the scale of an index ``share``
+        of a card's height."""
+        if not boxes:
+            return []
+        scale = scale_for(share * card_height)
+        looks = [Look(frame[y0:y1, x0:x1], scale, index_height) for x0, y0, x1, y1 in boxes]
+        found = self.detector.detect_each(looks)
+        return [[r.scaled(1.0, (box[0], box[1])) for r in reads] for box, reads in zip(boxes, found, strict=True)]
 
     def _learn_index_size(self, recognised: list[Recognition], fresh: list[IndexRead], card_height: float) -> None:
         """Learns the deck's index size from this frame's new reads of named cards whose two

@@ -55,6 +55,11 @@ def test_the_detector_reads_each_index_once_where_its_heat_map_has_two_peaks():
         assert math.dist(a.centre, b.centre) > 0.25 * min(a.height, b.height), (a, b)
 
 
+def _read_one(detector, image, peak, typical=None):
+    """One peak of ``image`` through the reading step (the reader, and the turner if any)."""
+    return detector._read_upright([image], [[peak]], [typical])[0][0]
+
+
 def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
     # Indices the detector is sure of, on rendered scenes, handed to the reading step with their
     # up direction 40 degrees off: the turner sets most of them back within 15 degrees of the
@@ -75,8 +80,8 @@ def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
     set_right = 0
     for frame, r, t in given:
         peak = _Peak(r.centre, r.height, r.width, (r.up_deg + 40) % 360, 1.0, np.ones(14) / 14, np.ones(6) / 6)
-        assert 30 < off_by(plain._read_upright(frame, [peak])[0], t) < 50  # 40 off, give or take the 8
-        set_right += off_by(turning._read_upright(frame, [peak])[0], t) < 15
+        assert 30 < off_by(_read_one(plain, frame, peak), t) < 50  # 40 off, give or take the 8
+        set_right += off_by(_read_one(turning, frame, peak), t) < 15
     assert set_right >= 0.8 * len(given), (set_right, len(given))
 
 
@@ -151,7 +156,7 @@ def test_the_reader_cuts_an_index_at_the_size_it_is_told_the_decks_indices_are()
     (cx, cy), _w, h, _up = face.index_boxes()[0]
     centre, true_h = (40 + cx / 4, 40 + cy / 4), h / 4
     detector = default_detector()
-    short = detector._read_upright(image, [_peak(0.6 * true_h, centre=centre)])[0]
-    told = detector._read_upright(image, [_peak(0.6 * true_h, centre=centre)], typical=true_h)[0]
+    short = _read_one(detector, image, _peak(0.6 * true_h, centre=centre))
+    told = _read_one(detector, image, _peak(0.6 * true_h, centre=centre), typical=true_h)
     assert told.card == card("9C"), told.candidates
     assert short.card != card("9C"), short.candidates  # the crop short of the club

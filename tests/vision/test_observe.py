@@ -29,9 +29,12 @@ class Recording:
     def __init__(self, answers: list[list[IndexRead]]) -> None:
         self.answers, self.asked = answers, []
 
-    def detect(self, image, scale, index_height=None):
-        self.asked.append((round(scale, 4), index_height))
-        return self.answers.pop(0) if self.answers else []
+    def detect_each(self, looks):
+        found = []
+        for look in looks:
+            self.asked.append((round(look.scale, 4), look.index_height))
+            found.append(self.answers.pop(0) if self.answers else [])
+        return found
 
 
 def observer(answers: list[list[IndexRead]] | None = None) -> Observer:
@@ -55,7 +58,7 @@ def test_the_index_size_is_learned_from_whole_cards_only():
 def test_the_detector_runs_at_the_learned_size_and_the_reader_is_told_it():
     seen = observer([[read((10, 10), 46)]])
     seen._index_shares.extend([0.38] * _SIZE_FROM)
-    seen._detect(np.zeros((200, 200, 3), np.uint8), (0, 0, 200, 200), CARD_H)
+    seen._detect(np.zeros((200, 200, 3), np.uint8), [(0, 0, 200, 200)], CARD_H)
     assert seen.detector.asked == [(round(scale_for(0.38 * CARD_H), 4), pytest.approx(0.38 * CARD_H))]
 
 
@@ -64,7 +67,7 @@ def test_a_region_where_the_learned_size_finds_nothing_is_looked_at_again_at_the
     # large a scale: the deck's real indices are then too large to be found at all.
     seen = observer([[read((10, 10), 20, heat=0.3)], [read((10, 10), 46)]])
     seen._index_shares.extend([0.16] * _SIZE_FROM)
-    found = seen._detect(np.zeros((200, 200, 3), np.uint8), (50, 20, 250, 220), CARD_H)
+    [found] = seen._detect(np.zeros((200, 200, 3), np.uint8), [(50, 20, 250, 220)], CARD_H)
     assert seen.detector.asked == [
         (round(scale_for(0.16 * CARD_H), 4), pytest.approx(0.16 * CARD_H)),
         (round(scale_for(INDEX_SHARE * CARD_H), 4), None),
@@ -72,8 +75,16 @@ def test_a_region_where_the_learned_size_finds_nothing_is_looked_at_again_at_the
     assert [r.centre for r in found] == [(60, 30)]  # in the frame's pixels
 
 
+def test_only_the_regions_where_the_learned_size_found_nothing_are_looked_at_again():
+    seen = observer([[read((10, 10), 46)], [read((10, 10), 20, heat=0.3)], [read((10, 10), 46)]])
+    seen._index_shares.extend([0.16] * _SIZE_FROM)
+    found = seen._detect(np.zeros((200, 200, 3), np.uint8), [(0, 0, 90, 90), (100, 100, 190, 190)], CARD_H)
+    assert len(seen.detector.asked) == 3  # both regions, then the second again
+    assert [[r.centre for r in reads] for reads in found] == [[(10, 10)], [(110, 110)]]
+
+
 def test_a_learned_size_near_the_default_is_looked_at_once():
     seen = observer()
     seen._index_shares.extend([INDEX_SHARE * 1.1] * _SIZE_FROM)
-    seen._detect(np.zeros((200, 200, 3), np.uint8), (0, 0, 200, 200), CARD_H)
+    seen._detect(np.zeros((200, 200, 3), np.uint8), [(0, 0, 200, 200)], CARD_H)
     assert len(seen.detector.asked) == 1

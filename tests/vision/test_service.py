@@ -12,7 +12,7 @@ from engine.cards import Card
 from simulators.camera import Scene, render
 from simulators.live_scene import SceneCamera, TableScene, WorldClock
 from simulators.scenes import tilted_view
-from vision.indices import IndexRead
+from vision.indices import IndexRead, Look
 from vision.mat import MatLayout
 from vision.observe import Observer
 from vision.scan import default_detector
@@ -157,12 +157,12 @@ class FirstLookFails:
         self.inner = default_detector()
         self.calls = 0
 
-    def detect(self, image: np.ndarray, scale: float = 1.0, index_height: float | None = None) -> list[IndexRead]:
+    def detect_each(self, looks: list[Look]) -> list[list[IndexRead]]:
         self.calls += 1
-        reads = self.inner.detect(image, scale, index_height)
+        found = self.inner.detect_each(looks)
         if self.calls == 1:
-            return [replace(r, card=None, score=0.1, candidates=()) for r in reads]
-        return reads
+            return [[replace(r, card=None, score=0.1, candidates=()) for r in reads] for reads in found]
+        return found
 
 
 def test_a_card_left_unread_is_read_again_on_the_next_identical_frame():
