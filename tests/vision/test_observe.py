@@ -88,3 +88,36 @@ def test_a_learned_size_near_the_default_is_looked_at_once():
     seen._index_shares.extend([INDEX_SHARE * 1.1] * _SIZE_FROM)
     seen._detect(np.zeros((200, 200, 3), np.uint8), [(0, 0, 200, 200)], CARD_H)
     assert len(seen.detector.asked) == 1
+
+
+SHAPE = (720, 1280, 3)
+
+
+def test_an_index_read_in_two_overlapping_regions_is_kept_once_as_read_deeper_inside_one():
+    from vision.observe import _deepest
+
+    left, right = (100, 100, 300, 300), (280, 100, 480, 300)  # overlapping from x 280 to 300
+    as_left_saw_it = read((295, 200), 20, heat=0.95)  # 5 px in from the left region's edge
+    as_right_saw_it = read((296, 200), 20, heat=0.9)  # 16 px in from the right region's edge
+    kept = _deepest([(left, [as_left_saw_it]), (right, [as_right_saw_it])], SHAPE)
+    assert kept == [as_right_saw_it]
+    another = read((400, 200), 20)
+    assert len(_deepest([(left, [as_left_saw_it]), (right, [another])], SHAPE)) == 2
+
+
+def test_an_old_read_in_a_region_s_outer_band_stays_and_a_new_read_of_it_there_is_dropped():
+    from vision.observe import _renewed
+
+    box = (100, 100, 300, 300)
+    in_band, in_core, outside = read((105, 200), 20), read((200, 200), 20), read((500, 500), 20)
+    again_in_band, new_in_core = read((106, 200), 20, heat=0.95), read((210, 210), 20)
+    reads = _renewed([in_band, in_core, outside], [again_in_band, new_in_core], [box], band=20, shape=SHAPE)
+    assert set(reads) == {in_band, outside, new_in_core}  # the card in the core was read again
+
+
+def test_a_region_at_the_frame_s_edge_has_no_band_there():
+    from vision.observe import _renewed
+
+    box = (0, 100, 300, 300)  # along the frame's left edge: a read there was cut by the frame, not the region
+    at_frame_edge = read((5, 200), 20)
+    assert _renewed([at_frame_edge], [], [box], band=20, shape=SHAPE) == []
