@@ -6,7 +6,7 @@ thousand half-sent requests from one machine then stop the page, the API and the
 for everyone. ``croupier serve`` therefore runs uvicorn's HTTP protocol with three guards:
 
 - one address may hold at most ``max_connections_per_client`` connections (WebSockets
-  included); a connection beyond that is closed as soon as it is accepted;
+  included); a connection beyond that is answered 503 and closed as soon as it is accepted;
 - all clients together may hold at most ``max_connections``; beyond that, the same;
 - a request must arrive whole (headers and body) within ``request_timeout`` seconds of the
   connection's opening, or of its first byte on a kept-alive connection; else it is answered
