@@ -102,15 +102,19 @@ class AccuracyFigure:
         }
 
 
-def real_figures(limit: int | None = None, detector: IndexDetector | None = None) -> list[AccuracyFigure]:
-    """The validation half of the real photographs, per source and over all (``detector``:
-    another model than the shipped one)."""
+def real_figures(
+    limit: int | None = None, detector: IndexDetector | None = None, half: str = "validation"
+) -> list[AccuracyFigure]:
+    """A half of the real photographs (the validation half: the figures; the training half: to
+    choose between models without looking at the validation half), per source and over all
+    (``detector``: another model than the shipped one)."""
     from benchmarks.real_photos import evaluate
 
-    scores = evaluate(lambda image: scan(image, detector=detector), "validation", limit)
+    scores = evaluate(lambda image: scan(image, detector=detector), half, limit)
+    label = "real" if half == "validation" else "real, training half"
     return [
         AccuracyFigure(
-            f"real: {source}",
+            f"{label}: {source}",
             "photos",
             s.cards,
             s.right,

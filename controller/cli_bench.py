@@ -74,6 +74,12 @@ def bench_vision(
         typer.Option(help="Seed of the rendered scenes; repeat it to score over several (default 11)."),
     ] = None,
     real: Annotated[bool, typer.Option(help="Score the real photographs' validation half (--no-real: skip).")] = True,
+    half: Annotated[
+        str,
+        typer.Option(
+            help="The real photographs' half: validation (the figures) or train (to choose between models on)."
+        ),
+    ] = "validation",
     rendered: Annotated[bool, typer.Option(help="Score rendered scenes (--no-rendered: skip).")] = True,
     speed: Annotated[bool, typer.Option(help="Time the frames (--no-speed: accuracy only).")] = True,
     model: Annotated[
@@ -94,6 +100,8 @@ def bench_vision(
 
     if size not in ("1280x720", "1920x1080"):
         fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
+    if half not in ("validation", "train"):
+        fail(f"unknown half {half!r} of the real photographs (use validation or train)")
     detector = None
     if model is not None or reader is not None:
         for path in (model, reader):
@@ -109,9 +117,9 @@ def bench_vision(
     timings: list[SpeedFigure] = []
     status = (lambda text: console.status(text, spinner="dots")) if not as_json else (lambda text: nullcontext())
     if real:
-        with status("reading the real photographs' validation half..."):
+        with status(f"reading the real photographs' {'training' if half == 'train' else 'validation'} half..."):
             try:
-                figures += real_figures(detector=detector)
+                figures += real_figures(detector=detector, half=half)
             except PhotoSetError as exc:
                 fail(f"{exc} (or run with --no-real)")
     if rendered:
@@ -134,7 +142,7 @@ def _print_accuracy(figures: list[Any]) -> None:
     from rich.table import Table
 
     # Fits 80 columns: the source wraps, not the figures; confusions are listed under the table.
-    table = Table(title="Vision: cards read (real photos: validation half; rendered: per design)")
+    table = Table(title="Vision: cards read (real photos: the validation half, unless named; rendered: per design)")
     table.add_column("source", overflow="fold", ratio=1)
     for column in ("size", "cards", "right", "wrong", "unread", "prec.", "recall"):
         table.add_column(column, justify="right", no_wrap=True)

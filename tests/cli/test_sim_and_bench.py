@@ -97,6 +97,11 @@ def test_bench_vision_scores_the_real_photographs_per_source(tmp_path):
         "bench", "vision", "--no-speed", "--no-rendered", env={"CROUPIER_REAL_PHOTOS": str(tmp_path)}
     )
     assert missing.returncode == 2 and "no photo set at" in missing.stderr and "--no-real" in missing.stderr
+    trained_on = run_croupier("bench", "vision", "--no-speed", "--no-rendered", "--half", "train", "--json")
+    assert trained_on.returncode == 0, trained_on.stderr
+    train = {a["source"]: a for a in json.loads(trained_on.stdout)["accuracy"]}
+    assert set(train) == {"real, training half: phone", "real, training half: webcam", "real, training half: all"}
+    assert train["real, training half: all"]["cards"] not in (0, figures["real: all"]["cards"])  # the other photos
 
 
 def test_bench_vision_compares_another_model_given_by_its_files(tmp_path):
@@ -114,6 +119,11 @@ def test_bench_vision_compares_another_model_given_by_its_files(tmp_path):
 def test_bench_vision_refuses_an_unknown_size():
     done = run_croupier("bench", "vision", "--no-speed", "--size", "640x480")
     assert done.returncode == 2 and "unknown size '640x480'" in done.stderr
+
+
+def test_bench_vision_refuses_an_unknown_half_of_the_photographs():
+    done = run_croupier("bench", "vision", "--no-speed", "--half", "test")
+    assert done.returncode == 2 and "unknown half 'test'" in done.stderr
 
 
 def test_usage_errors_are_one_line_with_status_2():
