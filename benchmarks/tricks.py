@@ -1,9 +1,10 @@
 """Whole tricks on the mat, seen by the camera and played by the tracker, per design:
-``python -m benchmarks.tricks [--tricks 24] [--seed 0] [--design kde:nicu-white]``.
+``python -m benchmarks.tricks [--tricks 24] [--seed 0] [--design kde:nicu-white]``, and with
+``--model``, ``--reader`` and ``--turner`` another model's files than the shipped ones.
 
 Each trick is four cards, one per seat, put down in turn on a tilted, lit, noisy 720p view of
 the mat (tables wood, felt and pale in turn), then gathered; the observer reads with the shipped
-models and the default work budget, and the tracker turns its observations into plays. Printed
+models (or those given) and the default work budget, and the tracker turns its observations into plays. Printed
 per design: tricks played exactly (four plays, right seats, right cards, then the clearing),
 plays right, plays of a wrong card, plays missed.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +22,7 @@ from engine.cards import CARDS, Card
 from simulators.camera import Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
 from vision.decks import deck_available, deck_faces
+from vision.indices import IndexDetector, ModelError
 from vision.mat import MatLayout
 from vision.observe import FrameObservation, Observer
 from vision.tracker import CardPlayed, Tracker, TrackerSettings, TrickCleared
@@ -49,15 +52,16 @@ class TrickRun:
         return played == list(zip(SEATS, self.plays, strict=True)) and cleared
 
 
-def play_trick(design: str, s: int) -> TrickRun:
-    """Trick ``s`` of a design (seeded; its table is ``TABLES[s % 3]``)."""
+def play_trick(design: str, s: int, detector: IndexDetector | None = None) -> TrickRun:
+    """Trick ``s`` of a design (seeded; its table is ``TABLES[s % 3]``), read by ``detector``
+    (the shipped models by default)."""
     faces = None if design == "project" else dict(deck_faces(design))
     pack = list(faces) if faces else list(CARDS)
     rng = np.random.default_rng(100 + s)
     plays = [pack[k] for k in rng.choice(len(pack), 4, replace=False)]
     view = tilted_view(np.random.default_rng(s), (1280, 720), TABLES[s % 3], LAYOUT, deck=faces)
     frames = trick_scenes(rng, LAYOUT, plays, Scene(cards=(), arms=(), **LIGHT))
-    observer, tracker = Observer(LAYOUT), Tracker(SEATS, SETTINGS)
+    observer, tracker = Observer(LAYOUT, detector), Tracker(SEATS, SETTINGS)
     events, seen = [], []
     for frame in SimulatedCamera(view, frames, seed=s):
         seen.append(observer.observe(frame))
@@ -65,11 +69,11 @@ def play_trick(design: str, s: int) -> TrickRun:
     return TrickRun(plays, events, seen, frames)
 
 
-def measure(design: str, tricks: int, seed: int) -> dict[str, object]:
+def measure(design: str, tricks: int, seed: int, detector: IndexDetector | None = None) -> dict[str, object]:
     exact = right = wrong = 0
     failed = []
     for s in range(seed, seed + tricks):
-        run = play_trick(design, s)
+        run = play_trick(design, s, detector)
         played = {e.seat: e.card for e in run.events if isinstance(e, CardPlayed)}
         truth = dict(zip(SEATS, run.plays, strict=True))
         right += sum(played.get(seat) == c for seat, c in truth.items())
@@ -95,10 +99,22 @@ def main() -> None:
     parser.add_argument("--tricks", type=int, default=24, help="tricks per design")
     parser.add_argument("--seed", type=int, default=0, help="the first trick's seed")
     parser.add_argument("--design", action="append", help="a design to play (repeat; default: all four)")
+    parser.add_argument("--model", type=Path, help="another index detector (ONNX) than the shipped one")
+    parser.add_argument("--reader", type=Path, help="another reader than the one beside the detector")
+    parser.add_argument("--turner", type=Path, help="another turner than the one beside the reader")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.tricks < 1:
         parser.error("--tricks must be at least 1")
+    for path in (args.model, args.reader, args.turner):
+        if path is not None and not path.is_file():
+            parser.error(f"{path}: no such model file")
+    detector = None
+    if args.model or args.reader or args.turner:
+        try:
+            detector = IndexDetector(args.model, reader=args.reader, turner=args.turner)
+        except ModelError as exc:
+            parser.error(str(exc))
     designs = args.design or list(DESIGNS)
     unknown = [d for d in designs if d not in DESIGNS]
     if unknown:
@@ -108,7 +124,7 @@ def main() -> None:
         if design != "project" and not deck_available(design):
             print(f"{design}: not installed, skipped")
             continue
-        rows.append(measure(design, args.tricks, args.seed))
+        rows.append(measure(design, args.tricks, args.seed, detector))
         if not args.json:
             r = rows[-1]
             print(
