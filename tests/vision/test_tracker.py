@@ -303,3 +303,21 @@ def test_a_pale_tables_blob_waiting_for_work_makes_no_empty_zone_busy():
             continue  # a card moving: its zones are busy
         zones = {LAYOUT.zone_at(*c.centre_mm).name for c in frames[i].cards if LAYOUT.zone_at(*c.centre_mm)}
         assert not (seen[i].busy - zones), (i, seen[i].busy, zones)
+
+
+def test_the_tricks_benchmark_plays_with_the_model_files_it_is_given_and_names_a_missing_one(tmp_path):
+    import subprocess
+    import sys
+
+    from vision.indices import model_path
+
+    def tricks(*args: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "benchmarks.tricks", "--tricks", "1", "--design", "project", "--json"]
+        return subprocess.run([*command, *args], capture_output=True, text=True, timeout=600)
+
+    given = tricks("--model", str(model_path()), "--reader", str(model_path("reader.onnx")))
+    assert given.returncode == 0, given.stderr
+    [row] = json.loads(given.stdout)
+    assert row["design"] == "project" and row["plays"] == 4 and row["right"] + row["wrong"] + row["missed"] == 4
+    missing = tricks("--reader", str(tmp_path / "reader.onnx"))
+    assert missing.returncode == 2 and "reader.onnx: no such model file" in missing.stderr
