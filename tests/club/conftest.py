@@ -1,6 +1,7 @@
 """Fixtures of the club's tests: a real PostgreSQL (one server for the session, a new database
 for each test) and a real Mosquitto (one for each test), both skipped, saying why, where their
-programs are not installed (.ci/run installs them from Debian)."""
+programs are not installed (.ci/run installs them from Debian); and the club's service on them
+(``club``: its intake running, its API as the page sees it)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from benchmarks import club_servers as servers
 
@@ -19,6 +21,22 @@ psycopg = pytest.importorskip("psycopg", reason="the club's tests need psycopg (
 pytest.importorskip("paho.mqtt", reason="the club's tests need paho-mqtt")
 
 _numbers = itertools.count(1)
+
+CLUB_TOKEN = "the-clubs-token"  # the ``club`` fixture's control token
+
+
+@pytest.fixture
+def club(broker: servers.Broker, database: str, tmp_path: Path) -> Iterator[TestClient]:
+    """The club's intake running and subscribed, and its API as the page sees it (token :data:`CLUB_TOKEN`)."""
+    from club.app import create_app
+    from club.db import migrate
+    from club.service import Club
+    from tests.club.mqtt import intake, settings
+
+    migrate(database)
+    config = settings(broker, database, tmp_path)
+    with intake(config) as running, TestClient(create_app(Club(config), CLUB_TOKEN, running)) as client:
+        yield client
 
 
 @pytest.fixture(scope="session")

@@ -5,12 +5,14 @@ A table reads one topic only: its own seating, which the club writes and the tab
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+from collections.abc import Iterator
 
 import psycopg
 
-from benchmarks.club_servers import CLUB, CLUB_PASSWORD, CLUB_USER
+from benchmarks.club_servers import CLUB, CLUB_PASSWORD, CLUB_USER, Broker
 from club.db import migrate
 from club.service import Club, RoundRequest
 from simulators.club_messages import play, status
@@ -20,22 +22,29 @@ from tests.club.mqtt import connect, intake, publish, settings, wait_until
 def test_a_table_reads_nothing_of_the_club_not_even_another_tables_messages(broker, database, tmp_path):
     migrate(database)
     match = play(CLUB, "t2", "bid-whist", seed=9, hands=1)
+    with listening(broker, "t1", [(f"croupier/{CLUB}/#", 1)]) as got, intake(settings(broker, database, tmp_path)):
+        publish(broker, "t2", [json.dumps(status(CLUB, "t2")).encode()], topic=f"croupier/{CLUB}/t2/status")
+        publish(broker, "t2", match.payloads())
+        wait_until(lambda: stored(database) == len(match.messages), what="t2's messages in the club's record")
+    assert got == []  # the broker gave the club every message, and t1 none
+
+
+@contextlib.contextmanager
+def listening(broker: Broker, table: str, topics: list[tuple[str, int]]) -> Iterator[list[str]]:
+    """A table's user subscribed to ``topics`` (once the broker has said so); the topics of the
+    messages it is given, as they come."""
     got: list[str] = []
     subscribed = threading.Event()
-    t1 = connect(broker, "t1")
-    t1.on_message = lambda client, userdata, message: got.append(message.topic)
-    t1.on_subscribe = lambda client, userdata, mid, reasons, properties: subscribed.set()
+    client = connect(broker, table)
+    client.on_message = lambda c, userdata, message: got.append(message.topic)
+    client.on_subscribe = lambda c, userdata, mid, reasons, properties: subscribed.set()
     try:
-        t1.subscribe(f"croupier/{CLUB}/#", qos=1)
+        client.subscribe(topics)
         assert subscribed.wait(30)
-        with intake(settings(broker, database, tmp_path)):
-            publish(broker, "t2", [json.dumps(status(CLUB, "t2")).encode()], topic=f"croupier/{CLUB}/t2/status")
-            publish(broker, "t2", match.payloads())
-            wait_until(lambda: stored(database) == len(match.messages), what="t2's messages in the club's record")
-        assert got == []  # the broker gave the club every message, and t1 none
+        yield got
     finally:
-        t1.disconnect()
-        t1.loop_stop()
+        client.disconnect()
+        client.loop_stop()
 
 
 def stored(dsn: str) -> int:
@@ -47,19 +56,12 @@ def stored(dsn: str) -> int:
 def test_a_table_reads_only_its_own_seating_and_cannot_write_it(broker, database, tmp_path):
     migrate(database)
     club = Club(settings(broker, database, tmp_path))
-    got: list[str] = []
-    subscribed = threading.Event()
-    t1 = connect(broker, "t1")
-    t1.on_message = lambda client, userdata, message: got.append(message.topic)
-    t1.on_subscribe = lambda client, userdata, mid, reasons, properties: subscribed.set()
+    seatings = [(f"croupier/{CLUB}/t2/seating", 1), (f"croupier/{CLUB}/+/seating", 1)]
     try:
-        t1.subscribe([(f"croupier/{CLUB}/t2/seating", 1), (f"croupier/{CLUB}/+/seating", 1)])
-        assert subscribed.wait(30)
-        club.start_round(RoundRequest("rotation", ["A", "B", "C", "D"], ["t2", "t1"]))  # t2's seating goes first
-        wait_until(lambda: f"croupier/{CLUB}/t1/seating" in got, what="t1's own seating")
+        with listening(broker, "t1", seatings) as got:
+            club.start_round(RoundRequest("rotation", ["A", "B", "C", "D"], ["t2", "t1"]))  # t2's seating goes first
+            wait_until(lambda: f"croupier/{CLUB}/t1/seating" in got, what="t1's own seating")
     finally:
-        t1.disconnect()
-        t1.loop_stop()
         club.close()
     assert got == [f"croupier/{CLUB}/t1/seating"]  # t2's seating, published before it, never reached t1
     # A table that writes its own seating is refused by the ACL: the club's message stays.

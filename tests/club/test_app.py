@@ -3,35 +3,23 @@ tell each table who sits where next; the standings of a small known set of match
 
 from __future__ import annotations
 
-import pytest
 from fastapi.testclient import TestClient
 
 from benchmarks.club_servers import CLUB
-from club.app import create_app
-from club.db import migrate
-from club.service import Club
 from simulators.club_messages import play
-from tests.club.mqtt import intake, publish, settings, wait_until
+from tests.club.conftest import CLUB_TOKEN
+from tests.club.mqtt import publish, wait_until
 
-TOKEN = "the-clubs-token"
 ROUND_ONE = {"method": "rotation", "entrants": ["A", "B", "C", "D"], "tables": ["t1", "t2"]}
 
 
-@pytest.fixture
-def club(broker, database, tmp_path):
-    migrate(database)
-    config = settings(broker, database, tmp_path)
-    with intake(config) as running, TestClient(create_app(Club(config), TOKEN, running)) as client:
-        yield client
-
-
-def control(client: TestClient, verb: str, path: str, body: dict | None = None, token: str | None = TOKEN):
+def control(client: TestClient, verb: str, path: str, body: dict | None = None, token: str | None = CLUB_TOKEN):
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
     return client.request(verb, path, headers=headers, json=body)
 
 
 def test_control_actions_are_refused_without_the_clubs_token(club):
-    for token in [None, "", "the-clubs-token-", "THE-CLUBS-TOKEN", "the-clubs-toke"]:
+    for token in [None, "", "the-clubs-token-", "THE-CLUBS-CLUB_TOKEN", "the-clubs-toke"]:
         for method, path, body in [
             ("POST", "/api/rounds", ROUND_ONE),
             ("POST", "/api/tables/t1/flag", {"reason": "a dispute"}),

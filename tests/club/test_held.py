@@ -7,20 +7,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from club.app import create_app
-from club.db import migrate
-from club.service import Club
 from controller.runtime import Runtime
-from tests.club.mqtt import intake, settings, wait_until
+from tests.club.mqtt import wait_until
 from tests.club_link.club import WAIT_S, club_settings, engine_log, play, start_match
-
-
-@pytest.fixture
-def page(broker, database, tmp_path):
-    migrate(database)
-    config = settings(broker, database, tmp_path)
-    with intake(config) as running, TestClient(create_app(Club(config), "the-token", running)) as client:
-        yield client
 
 
 @pytest.fixture
@@ -32,26 +21,26 @@ def runtime(broker, tmp_path):
     table.journal.close()
 
 
-def shown(page: TestClient) -> dict:
-    tables = page.get("/api/tables").json()
+def shown(club: TestClient) -> dict:
+    tables = club.get("/api/tables").json()
     return tables[0] if tables else {}
 
 
-def test_a_paused_or_held_table_is_shown_so_on_the_clubs_page_until_it_goes_on(page, runtime):
+def test_a_paused_or_held_table_is_shown_so_on_the_clubs_page_until_it_goes_on(club, runtime):
     log = engine_log("nap", 1, seed=4, players=4)
     start_match(runtime, log)
     play(runtime, log["events"][:3])
-    wait_until(lambda: shown(page).get("to_act") is not None and shown(page)["game"] == "nap", what="the table live")
-    assert not shown(page)["held"] and not shown(page)["paused"] and shown(page)["flags"] == []
+    wait_until(lambda: shown(club).get("to_act") is not None and shown(club)["game"] == "nap", what="the table live")
+    assert not shown(club)["held"] and not shown(club)["paused"] and shown(club)["flags"] == []
 
     runtime.pause("tea").result(WAIT_S)
-    wait_until(lambda: shown(page)["paused"], what="the table shown paused")
+    wait_until(lambda: shown(club)["paused"], what="the table shown paused")
     runtime.resume().result(WAIT_S)
-    wait_until(lambda: not shown(page)["paused"], what="the table shown playing again")
+    wait_until(lambda: not shown(club)["paused"], what="the table shown playing again")
 
     runtime.hold("dealer", "the dealing machine's cable is out").result(WAIT_S)
-    wait_until(lambda: shown(page)["held"], what="the table shown held")
-    assert [f for f in shown(page)["flags"] if f.startswith("held: ")]  # marked on the page, with why
+    wait_until(lambda: shown(club)["held"], what="the table shown held")
+    assert [f for f in shown(club)["flags"] if f.startswith("held: ")]  # marked on the club, with why
     runtime.release("dealer").result(WAIT_S)
-    wait_until(lambda: not shown(page)["held"], what="the table shown going on")
-    assert shown(page)["flags"] == [] and shown(page)["online"]
+    wait_until(lambda: not shown(club)["held"], what="the table shown going on")
+    assert shown(club)["flags"] == [] and shown(club)["online"]

@@ -13,28 +13,15 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from benchmarks.club_servers import CLUB
-from club.app import create_app
-from club.db import migrate
-from club.service import Club
 from club.standings import Placed, side_names, standings
 from simulators.club_messages import play
-from tests.club.mqtt import intake, publish, settings, wait_until
+from tests.club.mqtt import publish, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ["poley", "shelem", "fifty-six", "bid-whist", "nap"]
-
-
-@pytest.fixture
-def club(broker, database, tmp_path):
-    """The club's intake running, and its API as the page sees it."""
-    migrate(database)
-    config = settings(broker, database, tmp_path)
-    with intake(config) as running, TestClient(create_app(Club(config), "the-token", running)) as client:
-        yield client
 
 
 def wait_stored(client: TestClient, count: int) -> None:

@@ -8,13 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from fastapi.testclient import TestClient
 
-from club.app import create_app
-from club.db import migrate
-from club.service import Club
 from engine.log import referee_text
-from tests.club.mqtt import intake, settings, wait_until
+from tests.club.mqtt import wait_until
 from tests.club_link.club import club_settings, engine_log, play, runtimes, start_match
 
 GAMES = [("poley", None), ("shelem", None), ("fifty-six", None), ("bid-whist", None), ("nap", 5)]
@@ -26,34 +22,31 @@ def tables(tmp_path, broker):
         yield lambda name: open_runtime(club_settings(tmp_path, broker, name))
 
 
-def test_real_tables_of_all_five_games_reach_the_club_and_replay_to_their_own_logs(broker, database, tmp_path, tables):
-    migrate(database)
-    config = settings(broker, database, tmp_path)
+def test_real_tables_of_all_five_games_reach_the_club_and_replay_to_their_own_logs(club, tables):
     logs = {f"t{i}": engine_log(game, 1, seed=40 + i, players=players) for i, (game, players) in enumerate(GAMES, 1)}
-    with intake(config) as running, TestClient(create_app(Club(config), "the-token", running)) as club:
-        for name, log in logs.items():  # every table plays its match, all publishing at once
-            runtime = tables(name)
-            start_match(runtime, log)
-            play(runtime, log["events"])
-        for name, log in logs.items():
-            wait_until(
-                lambda name=name: (
-                    club.get(f"/api/tables/{name}/matches").json()
-                    and club.get(f"/api/tables/{name}/matches").json()[-1]["hands"] == 1
-                ),
-                what=f"{name}'s hand refereed by the club",
-            )
-            record = club.get(f"/api/tables/{name}/matches").json()[-1]
-            match = club.get(f"/api/tables/{name}/matches/{record['match']}").json()
-            assert match["state"] == "ok", match
-            assert match["report"] == referee_text(json.dumps(log)).report()
-            exported = club.get(f"/api/tables/{name}/matches/{record['match']}/log").json()
-            assert exported["events"] == log["events"]
+    for name, log in logs.items():  # every table plays its match, all publishing at once
+        runtime = tables(name)
+        start_match(runtime, log)
+        play(runtime, log["events"])
+    for name, log in logs.items():
         wait_until(
-            lambda: (
-                all(t["online"] and t["game"] for t in club.get("/api/tables").json())
-                and len(club.get("/api/tables").json()) == len(logs)
+            lambda name=name: (
+                club.get(f"/api/tables/{name}/matches").json()
+                and club.get(f"/api/tables/{name}/matches").json()[-1]["hands"] == 1
             ),
-            what="every table's status",
+            what=f"{name}'s hand refereed by the club",
         )
-        assert club.get("/api/rejected").json() == []
+        record = club.get(f"/api/tables/{name}/matches").json()[-1]
+        match = club.get(f"/api/tables/{name}/matches/{record['match']}").json()
+        assert match["state"] == "ok", match
+        assert match["report"] == referee_text(json.dumps(log)).report()
+        exported = club.get(f"/api/tables/{name}/matches/{record['match']}/log").json()
+        assert exported["events"] == log["events"]
+    wait_until(
+        lambda: (
+            all(t["online"] and t["game"] for t in club.get("/api/tables").json())
+            and len(club.get("/api/tables").json()) == len(logs)
+        ),
+        what="every table's status",
+    )
+    assert club.get("/api/rejected").json() == []
