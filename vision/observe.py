@@ -285,9 +285,9 @@ def _deepest(read: list[tuple[tuple[int, int, int, int], list[IndexRead]]], shap
     """The reads of regions read in one frame, an index read in two overlapping regions kept
     once: as read in the region it lies deeper inside (near a region's edge, the detector sees
     only part of what surrounds an index, or only part of the index)."""
-    if len(read) < 2:
-        return [r for _, found in read for r in found]
     reads = [r for _, found in read for r in found]
+    if len(read) < 2:
+        return reads
     depths = [_depth(r, box, shape) for box, found in read for r in found]
     return suppress(reads, depths, apart=0.25)
 
@@ -308,7 +308,7 @@ def _renewed(
     near_edge = [r for r in kept if any(_inside(r.centre, box) for box in boxes)]
     if not near_edge:
         return kept + fresh
-    away = [r for r in kept if not any(_inside(r.centre, box) for box in boxes)]
+    away = [r for r in kept if r not in near_edge]
     return away + suppress(near_edge + fresh, [math.inf] * len(near_edge) + [0.0] * len(fresh), apart=0.25)
 
 
