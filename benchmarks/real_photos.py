@@ -128,9 +128,11 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
     seen = [(p, p.image()) for p in (train if half == "train" else validation)]
     reads = [(p, detector.detect_pyramid(image, pyramid_scales(image.shape))) for p, image in seen]
     out = []
-    grid = itertools.product((0.5, 0.6, 0.7, 0.8, 0.9), (2.0, 4.0, 8.0), (0.3, 0.4, 0.5), (0.0, 0.8, 0.9, 0.95))
-    for accept, lead, present, lone in grid:
-        limits = Thresholds(accept, lead, present, lone)
+    grid = itertools.product(
+        (0.5, 0.6, 0.7, 0.8, 0.9), (2.0, 4.0, 8.0), (0.3, 0.4, 0.5), (0.0, 0.8, 0.9, 0.95), (0.0, 0.02, 0.1, 0.3)
+    )
+    for accept, lead, present, lone, agree in grid:
+        limits = Thresholds(accept, lead, present, lone, agree)
         score = PhotoScore()
         for photo, found in reads:
             score_photo(score, photo, join(found, limits=limits))
@@ -141,6 +143,7 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
 if __name__ == "__main__":
     for limits, s in tune(sys.argv[1] if len(sys.argv) > 1 else "train"):
         print(
-            f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone}: "
+            f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone} "
+            f"agree {limits.agree}: "
             f"recall {s.recall:.4f} precision {s.precision:.4f} ({s.right} right, {s.wrong} wrong of {s.cards})"
         )

@@ -3,8 +3,11 @@
 A card shows two indices, the second turned 180 degrees in the opposite corner; in a fan or a
 pile often only one. Two reads are one card's when they point opposite ways, each lies down and
 to the right of the other in its own frame, and they lie a card's diagonal apart (the mat gives
-the card's size; without it, the indices' own size bounds it). Their evidence is multiplied: the
-card is the likeliest under both. A lone index stands for its card by itself. Each card's
+the card's size; without it, the indices' own size bounds it), and their reads agree: the chance
+that both name one card (the sum over cards of the two reads' products) is at least ``agree``.
+Two cards of one rank fanned side by side lie as a pair too, and two sure reads that contradict
+each other are two cards, not one card of whatever each thought least unlikely. A pair's
+evidence is multiplied: the card is the likeliest under both. A lone index stands for its card by itself. Each card's
 outline is drawn from its indices and the card's size.
 """
 
@@ -28,6 +31,10 @@ CARD_PER_INDEX = 4.5
 DIAGONAL = math.hypot((1 - 2 * INDEX_AT[0]) * CARD_ASPECT, 1 - 2 * INDEX_AT[1])  # index to index, in heights
 ACCEPT = 0.6  # a card less sure than this is reported unknown (a wrong card is a false accusation)
 LEAD = 4.0  # ... and so is one less than this many times as likely as the runner-up
+# Two reads are one card's only if the chance that they name one card is at least this: two
+# reads of one card agree at 0.4-1 even when one is unsure of its suit; the indices of a KS and a
+# KC side by side, each read surely, at 0.04 (chosen on the training photos: docs/vision.md).
+AGREE = 0.1
 UNEXPECTED = 0.1  # the prior's weight on a card the referee says cannot be there (not 0: a misplaced card)
 # An index read less sure than this that an index lies there at all is no card, not an unknown one;
 # the detector does not even read such a peak (IndexDetector's ``least``).
@@ -88,6 +95,12 @@ def _fit_as_pair(a: IndexRead, b: IndexRead, card_h: float | None) -> bool:
     return 1.1 * h * DIAGONAL < d < 7.0 * h * DIAGONAL
 
 
+def _agreement(a: IndexRead, b: IndexRead) -> float:
+    """The chance that two reads name one card: the sum over cards of their probabilities' products."""
+    pa, pb = _distribution(a), _distribution(b)
+    return sum(p * pb[c] for c, p in pa.items() if c in pb)
+
+
 def _same_card_evidence(a: IndexRead, b: IndexRead) -> dict[Card, float]:
     pa, pb = _distribution(a), _distribution(b)
     joint = {c: pa[c] * pb[c] for c in pa if c in pb}
@@ -118,6 +131,7 @@ class Thresholds:
     lead: float = LEAD
     present: float = PRESENT
     lone: float = 0.0  # a lone index (its card's other corner unseen) must be at least this sure too
+    agree: float = AGREE  # two reads are one card's only if they name one card at least this likely
 
 
 def _pick(
@@ -143,13 +157,15 @@ def _pick(
     return (card if sure else None), confidence, tuple(ranked[:4])
 
 
-def _partner(a: IndexRead, others: list[tuple[int, IndexRead]], card_h: float | None, any_pair: bool) -> int | None:
+def _partner(
+    a: IndexRead, others: list[tuple[int, IndexRead]], card_h: float | None, any_pair: bool, agree: float
+) -> int | None:
     """The nearest read that lies as ``a``'s card's other index (and, unless ``any_pair`` or one
-    of the two reads nothing at all, shares a likely card with it)."""
+    of the two reads nothing at all, names one card with it at least ``agree`` likely)."""
     fits = [
         (math.dist(a.centre, b.centre), j)
         for j, b in others
-        if _fit_as_pair(a, b, card_h) and (any_pair or not (a.candidates and b.candidates) or _same_card_evidence(a, b))
+        if _fit_as_pair(a, b, card_h) and (any_pair or not (a.candidates and b.candidates) or _agreement(a, b) >= agree)
     ]
     return min(fits)[1] if fits else None
 
@@ -177,7 +193,8 @@ def join(
     for i, a in enumerate(reads):
         if i in used:
             continue
-        partner = _partner(a, [(j, reads[j]) for j in range(i + 1, len(reads)) if j not in used], card_h, any_pair)
+        others = [(j, reads[j]) for j in range(i + 1, len(reads)) if j not in used]
+        partner = _partner(a, others, card_h, any_pair, limits.agree)
         used.add(i)
         if partner is not None:
             b = reads[partner]

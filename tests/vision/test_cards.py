@@ -60,6 +60,25 @@ def test_a_pair_settles_on_the_card_both_reads_make_likely():
     assert len(cards) == 1 and cards[0].card == card("6H")
 
 
+def test_two_sure_reads_that_contradict_each_other_are_two_cards_not_one():
+    # A KS and a KC fanned side by side: the KS's top index and the KC's bottom one lie as one
+    # card's pair, but each is read surely as its own card. Joined, they made one card of
+    # whichever suit each thought least unlikely (a wrong card, surely), and lost both.
+    a, b = corners_of((400, 300), 0, 180)
+    spade = read("KS", a, 0, p=0.99, others=("KC",))
+    club = read("KC", b, 180, p=0.99, others=("KS",))
+    assert sorted(str(c.card) for c in join([spade, club])) == ["KC", "KS"]
+    assert sorted(str(c.card) for c in join([spade, club], (128.6, 180.0))) == ["KC", "KS"]
+
+
+def test_two_reads_of_one_card_unsure_of_its_suit_still_join():
+    a, b = corners_of((400, 300), 0, 180)
+    first = read("7S", a, 0, p=0.68, others=("7C",))
+    second = read("7C", b, 180, p=0.6, others=("7S",))  # 7S 0.4: the two agree at 0.39
+    cards = join([first, second], (128.6, 180.0))
+    assert len(cards) == 1 and len(cards[0].index_centres) == 2
+
+
 def test_a_near_tie_is_no_card_and_the_referee_s_prior_breaks_it():
     a, _ = corners_of((400, 300), 0, 180)
     unsure = read("9S", a, 0, p=0.55, others=("6S",))  # 9S 0.55, 6S 0.45
