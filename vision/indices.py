@@ -290,12 +290,15 @@ class IndexDetector:
     def _read_upright(
         self, images: list[np.ndarray], peaks: list[list[_Peak]], typical: list[float | None]
     ) -> list[list[IndexRead]]:
-        """Each index read again from an upright crop, as the detector saw it and turned half a
-        turn (the reader says which is upright); the two opinions multiplied. First the turner
-        (or a reader with turn outputs) sets upright a crop turned further than
-        :data:`RECUT_DEG`: the detector's up direction is often 20-50 degrees off on an index of
-        20-30 pixels, and the reader learned to read crops within a few degrees of upright.
-        ``peaks[i]`` lie in ``images[i]``, whose crops are cut at heights they agree on."""
+        """Each index read again from an upright crop; the reader's and the detector's opinions
+        multiplied. The turner looks first at two crops, as the detector saw the index and turned
+        half a turn: it says which is upright and how far that one is still turned (the
+        detector's up direction is often 20-50 degrees off on an index of 20-30 pixels, and the
+        reader learned to read crops within a few degrees of upright). The reader then reads that
+        crop alone, cut upright. Without a turner, the reader reads both crops and keeps the one
+        less sure it is no index (a reader with turn outputs first sets upright a crop turned
+        further than :data:`RECUT_DEG`). ``peaks[i]`` lie in ``images[i]``, whose crops are cut
+        at heights they agree on."""
         assert self.reader is not None
         reads = [r for ps in peaks for r in ps]
         if not reads:
@@ -304,47 +307,47 @@ class IndexDetector:
         cut = [r for ps, t in zip(peaks, typical, strict=True) for r in agreed_heights(ps, t)]
         ups = [r.up_deg for r in reads]
         first = self._look(self.turner or self.reader, where, cut, ups)
+        if self.turner is not None:
+            ups = [_upright_turn(first, k, up) for k, up in enumerate(ups)]
+            logits = self._look(self.reader, where, cut, ups, both=False)
+            return _grouped([self._fused(r, logits[k], ups[k]) for k, r in enumerate(reads)], peaks)
         if self.turn and first.shape[1] > _READER_OUTPUTS:
             ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
-        if self.turner is not None:
-            logits = self._look(self.reader, where, cut, ups)
-        else:  # the reader is its own turner: it reads again only the crops it turned
-            logits = first
-            again = [k for k, r in enumerate(reads) if ups[k] != r.up_deg]
-            if again:
-                relook = self._look(
-                    self.reader, [where[k] for k in again], [cut[k] for k in again], [ups[k] for k in again]
-                )
-                for i, k in enumerate(again):
-                    logits[2 * k : 2 * k + 2] = relook[2 * i : 2 * i + 2]
-        out = [self._fused(r, logits, k, ups[k]) for k, r in enumerate(reads)]
-        grouped, start = [], 0
-        for ps in peaks:
-            grouped.append(out[start : start + len(ps)])
-            start += len(ps)
-        return grouped
+        logits = first  # the reader is its own turner: it reads again only the crops it turned
+        again = [k for k, r in enumerate(reads) if ups[k] != r.up_deg]
+        if again:
+            relook = self._look(
+                self.reader, [where[k] for k in again], [cut[k] for k in again], [ups[k] for k in again]
+            )
+            for i, k in enumerate(again):
+                logits[2 * k : 2 * k + 2] = relook[2 * i : 2 * i + 2]
+        out = []
+        for k, r in enumerate(reads):
+            turned = _upright_of(logits, k)
+            out.append(self._fused(r, logits[2 * k + turned], (ups[k] + 180 * turned) % 360))
+        return _grouped(out, peaks)
 
-    def _fused(self, r: _Peak, logits: np.ndarray, k: int, up_deg: float) -> IndexRead:
-        """Peak ``r`` as the reader read its ``k``-th pair of crops, with the detector's opinion."""
-        turned = _upright_of(logits, k)
-        ranks = _softmax(logits[2 * k + turned, : len(RANKS) + 1])
+    def _fused(self, r: _Peak, row: np.ndarray, up_deg: float) -> IndexRead:
+        """Peak ``r`` as the reader read its upright crop (``row``: the reader's logits for it),
+        with the detector's opinion."""
+        ranks = _softmax(row[: len(RANKS) + 1])
         p_index = 1.0 - float(ranks[-1])
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
-        suits = _softmax(logits[2 * k + turned, len(RANKS) + 1 : _READER_OUTPUTS])
+        suits = _softmax(row[len(RANKS) + 1 : _READER_OUTPUTS])
         p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
-        up = (up_deg + 180 * turned) % 360
-        return _as_read(r.centre, r.height, r.width, up, r.heat * p_index, p_rank, p_suit)
+        return _as_read(r.centre, r.height, r.width, up_deg, r.heat * p_index, p_rank, p_suit)
 
-    def _look(self, net: _Runtime, images: list[np.ndarray], reads: list[_Peak], ups: list[float]) -> np.ndarray:
-        """A reader's logits for each read's crop (from its image) at ``up`` and turned half a
-        turn (2 rows a read)."""
+    def _look(
+        self, net: _Runtime, images: list[np.ndarray], reads: list[_Peak], ups: list[float], both: bool = True
+    ) -> np.ndarray:
+        """A reader's logits for each read's crop (from its image) at ``up`` and, with ``both``,
+        turned half a turn (2 rows a read; else 1)."""
         assert self.crop is not None
         crops = []
         for image, r, up in zip(images, reads, ups, strict=True):
-            crops += [
-                upright_crop(image, r.centre, r.height, up, self.crop),
-                upright_crop(image, r.centre, r.height, up + 180, self.crop),
-            ]
+            crops.append(upright_crop(image, r.centre, r.height, up, self.crop))
+            if both:
+                crops.append(upright_crop(image, r.centre, r.height, up + 180, self.crop))
         return np.array(net.run(crops_blob(crops)), dtype=np.float32)
 
 
@@ -395,6 +398,23 @@ def _set_upright(logits: np.ndarray, k: int, up: float) -> float:
     turned = _upright_of(logits, k)
     turn = _turn_of(logits[2 * k + turned])
     return (up + 180 * turned - turn) % 360 if abs(turn) > RECUT_DEG else up
+
+
+def _upright_turn(logits: np.ndarray, k: int, up: float) -> float:
+    """Read ``k``'s up direction as the turner's logits set it: its upright crop's, that crop's
+    turn taken off when it is more than :data:`RECUT_DEG`."""
+    turned = _upright_of(logits, k)
+    turn = _turn_of(logits[2 * k + turned])
+    return (up + 180 * turned - (turn if abs(turn) > RECUT_DEG else 0.0)) % 360
+
+
+def _grouped(reads: list[IndexRead], peaks: list[list[_Peak]]) -> list[list[IndexRead]]:
+    """``reads`` (all images' in a row) grouped back by the image their peaks lie in."""
+    grouped, start = [], 0
+    for ps in peaks:
+        grouped.append(reads[start : start + len(ps)])
+        start += len(ps)
+    return grouped
 
 
 def _upright_of(logits: np.ndarray, k: int) -> int:
