@@ -6,6 +6,9 @@ its code). A card read is *right* when its code is one of the photo's cards, *wr
 second read of a card already found is a *duplicate* (the right card named twice). A right read
 that lies in none of that card's boxes is counted apart too (``unlabelled``): the labels miss an
 index now and then (a corner at a photo's edge), and such a read is still the card in the photo.
+A wrong read that lies in no labelled box at all is counted apart as well (``wrong_unboxed``):
+it is either a phantom (a card read in a texture) or a card the labels left out (a corner at the
+photo's edge); which, only an eye can tell, so it stays wrong in the precision.
 Recall is right over the labelled cards, precision right over right and wrong.
 """
 
@@ -33,6 +36,7 @@ class PhotoScore:
     duplicates: int = 0
     unknown: int = 0
     unlabelled: int = 0
+    wrong_unboxed: int = 0
     times_ms: list[float] = field(default_factory=list)
     wrong_examples: list[str] = field(default_factory=list)
     missed_examples: list[str] = field(default_factory=list)
@@ -53,6 +57,7 @@ class PhotoScore:
             "duplicates": self.duplicates,
             "unknown": self.unknown,
             "unlabelled": self.unlabelled,
+            "wrong_unboxed": self.wrong_unboxed,
             "recall": round(self.recall, 4),
             "precision": round(self.precision, 4),
             "median_ms": round(statistics.median(self.times_ms), 1) if self.times_ms else None,
@@ -88,6 +93,7 @@ def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> No
             continue
         score.wrong += 1
         near = [str(c) for c, bs in truth.items() for b in bs for p in rec.index_centres if _inside(p, b)]
+        score.wrong_unboxed += not near
         score.wrong_examples.append(f"{photo.name}: {rec.card} at {_point(rec)} (truth there: {near or 'none'})")
     for card in truth:
         if card not in matched:

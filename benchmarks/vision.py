@@ -76,6 +76,7 @@ class AccuracyFigure:
     seeds: tuple[int, ...] = ()
     confusions: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
+    wrong_unboxed: int | None = None  # real photos: wrong reads where no index is labelled
 
     @property
     def precision(self) -> float:
@@ -99,6 +100,7 @@ class AccuracyFigure:
             "recall": round(self.recall, 4),
             "confusions": list(self.confusions),
             "examples": list(self.examples),
+            **({} if self.wrong_unboxed is None else {"wrong_unboxed": self.wrong_unboxed}),
         }
 
 
@@ -122,6 +124,7 @@ def real_figures(
             s.unknown,
             s.duplicates,
             examples=tuple(s.wrong_examples[:5] + s.missed_examples[:5]),
+            wrong_unboxed=s.wrong_unboxed,
         )
         for source, s in scores.items()
     ]
