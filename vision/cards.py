@@ -7,8 +7,10 @@ the card's size; without it, the indices' own size bounds it), and their reads a
 that both name one card (the sum over cards of the two reads' products) is at least ``agree``.
 Two cards of one rank fanned side by side lie as a pair too, and two sure reads that contradict
 each other are two cards, not one card of whatever each thought least unlikely. A pair's
-evidence is multiplied: the card is the likeliest under both. A lone index stands for its card by itself. Each card's
-outline is drawn from its indices and the card's size.
+evidence is multiplied: the card is the likeliest under both, and the chance that an index lies
+there is one less the chance that neither read is one, so two reads too faint to stand alone
+(down to :data:`~vision.indices.FAINT`) may make a card together. A lone index stands for its
+card by itself. Each card's outline is drawn from its indices and the card's size.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.indices import SURE, IndexRead
+from vision.indices import FAINT, SURE, IndexRead
 
 # Where an index's centre lies on a card, as shares of its width and height from the top-left
 # corner (a standard poker card's index; designs differ by a few hundredths).
@@ -132,6 +134,7 @@ class Thresholds:
     present: float = PRESENT
     lone: float = 0.0  # a lone index (its card's other corner unseen) must be at least this sure too
     agree: float = AGREE  # two reads are one card's only if they name one card at least this likely
+    faint: float = FAINT  # the least heat of a read that is one corner of a pair (a lone read needs ``present``)
 
 
 def _pick(
@@ -186,7 +189,8 @@ def join(
     a function of a card's centre (the cards that may lie there: a seat's zone holds that
     seat's cards). ``any_pair``: two indices that lie as one card's pair are joined even when
     their reads share no likely card."""
-    reads = sorted((r for r in reads if r.heat >= limits.present), key=lambda r: -r.score)
+    least = min(limits.present, limits.faint)
+    reads = sorted((r for r in reads if r.heat >= least), key=lambda r: -r.score)
     card_h = card_size_px[1] if card_size_px else None
     used: set[int] = set()
     cards = []
@@ -196,13 +200,15 @@ def join(
         others = [(j, reads[j]) for j in range(i + 1, len(reads)) if j not in used]
         partner = _partner(a, others, card_h, any_pair, limits.agree)
         used.add(i)
+        heat = 1 - (1 - a.heat) * (1 - reads[partner].heat) if partner is not None else a.heat
+        if heat < limits.present:
+            continue  # a faint read that is no corner of a pair, or a pair of two too faint
         if partner is not None:
             b = reads[partner]
             used.add(partner)
             centre = (np.array(a.centre) + np.array(b.centre)) / 2
             up = _pair_up(a, b)
             h = card_h or math.dist(a.centre, b.centre) / DIAGONAL
-            heat = 1 - (1 - a.heat) * (1 - b.heat)
             here = (float(centre[0]), float(centre[1]))
             card, conf, cands = _pick(_same_card_evidence(a, b), heat, _prior_at(allowed, here), limits)
             cards.append(Recognition(card, conf, _outline(centre, up, h), here, (a.centre, b.centre), cands))

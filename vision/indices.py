@@ -36,6 +36,7 @@ SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it i
 TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
 BEST_HEIGHT = 30.0  # the height to scale an index to when its size is known (the mat)
 SURE = 0.5  # a read this sure that an index lies there is an index (the cards' PRESENT)
+FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
 PEAK = 0.25  # heat-map peaks below this are no index
 MODEL = "indices.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
@@ -176,7 +177,7 @@ class IndexDetector:
         fuse: bool = True,
         turner: Path | None = None,
         turn: bool = True,
-        least: float = SURE,
+        least: float = FAINT,
     ) -> None:
         self.path = str(path or model_path())
         backend = backend or default_backend()
@@ -230,8 +231,9 @@ class IndexDetector:
             ]
         else:
             # The reader only lowers a peak's heat (times its "an index lies here"): a peak
-            # below ``least`` can never be an index, and is neither read nor kept. Most peaks
-            # are pips and pictures' glyphs, and reading them was half the reader's work.
+            # below ``least`` can never be an index, not even one corner of a pair, and is
+            # neither read nor kept. Most peaks are pips and pictures' glyphs, and reading them
+            # was half the reader's work.
             peaks = [[p for p in ps if p.heat >= self.least] for ps in peaks]
             typical = [look.index_height * look.scale if look.index_height else None for look in looks]
             reads = self._read_upright(works, peaks, typical)

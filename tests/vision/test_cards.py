@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.cards import card
-from vision.cards import DIAGONAL, INDEX_AT, join
+from vision.cards import DIAGONAL, INDEX_AT, Thresholds, join
 from vision.indices import IndexRead
 
 
@@ -77,6 +77,20 @@ def test_two_reads_of_one_card_unsure_of_its_suit_still_join():
     second = read("7C", b, 180, p=0.6, others=("7S",))  # 7S 0.4: the two agree at 0.39
     cards = join([first, second], (128.6, 180.0))
     assert len(cards) == 1 and len(cards[0].index_centres) == 2
+
+
+def faint(r: IndexRead, heat: float) -> IndexRead:
+    return IndexRead(r.centre, r.height, r.width, r.up_deg, r.card, r.score * heat, heat, r.candidates)
+
+
+def test_two_faint_reads_that_lie_and_read_as_one_card_s_corners_are_that_card():
+    a, b = corners_of((400, 300), 0, 180)
+    top, bottom = faint(read("JC", a, 0), 0.45), faint(read("JC", b, 180), 0.45)
+    size = (128.6, 180.0)
+    assert [c.card for c in join([top, bottom], size)] == [card("JC")]
+    assert join([top], size) == []  # alone, a faint read is no card, not even an unknown one
+    assert join([top, faint(read("JC", b, 180), 0.1)], size) == []
+    assert join([top, bottom], size, limits=Thresholds(faint=0.5)) == []  # each read sure of itself, as before
 
 
 def test_a_near_tie_is_no_card_and_the_referee_s_prior_breaks_it():
