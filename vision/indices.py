@@ -395,19 +395,26 @@ RECUT_DEG = 10.0  # a crop the turner finds turned further than this from uprigh
 
 
 def _set_upright(logits: np.ndarray, k: int, up: float) -> float:
-    """Read ``k``'s up direction set upright by the turner's logits: its upright crop's turn
-    taken off, when the turn is more than :data:`RECUT_DEG`; else the detector's as it was."""
-    turned = _upright_of(logits, k)
-    turn = _turn_of(logits[2 * k + turned])
-    return (up + 180 * turned - turn) % 360 if abs(turn) > RECUT_DEG else up
+    """Read ``k``'s up direction set upright by a reader with turn outputs: its upright crop's
+    turn taken off, when the turn is more than :data:`RECUT_DEG`; else the detector's as it was
+    (the reader reads both crops again and picks)."""
+    turned, turn = _turner_says(logits, k)
+    return (up + 180 * turned - turn) % 360 if turn else up
 
 
 def _upright_turn(logits: np.ndarray, k: int, up: float) -> float:
-    """Read ``k``'s up direction as the turner's logits set it: its upright crop's, that crop's
-    turn taken off when it is more than :data:`RECUT_DEG`."""
+    """Read ``k``'s up direction as the turner sets it: its upright crop's, that crop's turn taken
+    off when it is more than :data:`RECUT_DEG` (the reader reads that crop alone)."""
+    turned, turn = _turner_says(logits, k)
+    return (up + 180 * turned - turn) % 360
+
+
+def _turner_says(logits: np.ndarray, k: int) -> tuple[int, float]:
+    """Which of read ``k``'s two crops is upright (1: the one turned half a turn), and how far
+    it is turned from upright (degrees; 0 when within :data:`RECUT_DEG`)."""
     turned = _upright_of(logits, k)
     turn = _turn_of(logits[2 * k + turned])
-    return (up + 180 * turned - (turn if abs(turn) > RECUT_DEG else 0.0)) % 360
+    return turned, turn if abs(turn) > RECUT_DEG else 0.0
 
 
 def _grouped(reads: list[IndexRead], peaks: list[list[_Peak]]) -> list[list[IndexRead]]:
