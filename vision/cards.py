@@ -200,11 +200,11 @@ def join(
         others = [(j, reads[j]) for j in range(i + 1, len(reads)) if j not in used]
         partner = _partner(a, others, card_h, any_pair, limits.agree)
         used.add(i)
-        heat = 1 - (1 - a.heat) * (1 - reads[partner].heat) if partner is not None else a.heat
+        b = reads[partner] if partner is not None else None
+        heat = a.heat if b is None else 1 - (1 - a.heat) * (1 - b.heat)
         if heat < limits.present:
             continue  # a faint read that is no corner of a pair, or a pair of two too faint
-        if partner is not None:
-            b = reads[partner]
+        if b is not None:
             used.add(partner)
             centre = (np.array(a.centre) + np.array(b.centre)) / 2
             up = _pair_up(a, b)
