@@ -124,21 +124,27 @@ def evaluate(
 
 
 def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
-    """Every combination of thresholds on one half's photos (the detector run once per photo):
-    how the thresholds in vision/cards.py were chosen, on the training half."""
+    """Thresholds tried on one half's photos (the detector run once per photo): how the
+    thresholds in vision/cards.py were chosen, on the training half. Every combination of the
+    confidence, the lead over the runner-up, the presence and a lone index's own bar; then, with
+    those at their defaults, each value of a pair's agreement and of a pair corner's faintness."""
     from vision.cards import join
-    from vision.indices import IndexDetector, pyramid_scales
+    from vision.indices import PEAK, IndexDetector, pyramid_scales
 
     train, validation = split(load())
-    detector = IndexDetector(least=0.3)  # the least presence tried below: the reader must read those peaks too
+    detector = IndexDetector(least=PEAK)  # the least heat tried below: the reader must read those peaks too
     seen = [(p, p.image()) for p in (train if half == "train" else validation)]
     reads = [(p, detector.detect_pyramid(image, pyramid_scales(image.shape))) for p, image in seen]
+    grid = [
+        Thresholds(accept, lead, present, lone)
+        for accept, lead, present, lone in itertools.product(
+            (0.5, 0.6, 0.7, 0.8, 0.9), (2.0, 4.0, 8.0), (0.3, 0.4, 0.5), (0.0, 0.8, 0.9, 0.95)
+        )
+    ]
+    grid += [Thresholds(agree=agree) for agree in (0.0, 0.02, 0.05, 0.1, 0.3, 0.5)]
+    grid += [Thresholds(faint=faint) for faint in (0.25, 0.3, 0.35, 0.4, 0.5)]
     out = []
-    grid = itertools.product(
-        (0.5, 0.6, 0.7, 0.8, 0.9), (2.0, 4.0, 8.0), (0.3, 0.4, 0.5), (0.0, 0.8, 0.9, 0.95), (0.0, 0.02, 0.1, 0.3)
-    )
-    for accept, lead, present, lone, agree in grid:
-        limits = Thresholds(accept, lead, present, lone, agree)
+    for limits in grid:
         score = PhotoScore()
         for photo, found in reads:
             score_photo(score, photo, join(found, limits=limits))
@@ -150,6 +156,6 @@ if __name__ == "__main__":
     for limits, s in tune(sys.argv[1] if len(sys.argv) > 1 else "train"):
         print(
             f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone} "
-            f"agree {limits.agree}: "
+            f"agree {limits.agree} faint {limits.faint}: "
             f"recall {s.recall:.4f} precision {s.precision:.4f} ({s.right} right, {s.wrong} wrong of {s.cards})"
         )
