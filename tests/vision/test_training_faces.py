@@ -24,3 +24,21 @@ def test_a_jokers_index_is_its_whole_word_not_its_first_letter(design):
     for joker in jokers:
         height = joker.index_box[3] - joker.index_box[1]
         assert 0.7 < height / float(np.median(heights)) < 1.5, (joker.card, joker.index_box)
+
+
+def test_a_drawn_joker_s_word_may_run_across_the_top_and_is_then_its_index():
+    # Many real decks print "Joker" across the card's top, not down its corner.
+    from engine.cards import card
+    from vision.training.faces import CARD_H, CARD_W, font_face
+
+    rng = np.random.default_rng(5)
+    faces = [font_face(rng, card(code)) for code in ("BJ", "LJ") * 12]
+    wide = [f.index_box[2] - f.index_box[0] > 1.5 * (f.index_box[3] - f.index_box[1]) for f in faces]
+    across = [f for f, w in zip(faces, wide, strict=True) if w]
+    assert 0 < len(across) < len(faces)  # both ways are drawn
+    for face in across:
+        x0, y0, x1, y1 = face.index_box
+        assert y1 < 0.25 * CARD_H and x0 >= 0 and x1 <= CARD_W
+        ink = face.image[int(y0) : int(y1), int(x0) : int(x1)].min()
+        turned = face.image[CARD_H - int(y1) : CARD_H - int(y0), CARD_W - int(x1) : CARD_W - int(x0)]
+        assert ink < 150 and turned.min() < 150  # the word, and its copy half a turn round at the bottom

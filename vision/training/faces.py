@@ -169,7 +169,9 @@ def suit_fonts() -> tuple[Path, ...]:
 
 CARD_W, CARD_H = 250, 350
 RANK_TEXT = {"T": "10"}
-JOKER_WORDS = ("JOKER", "J", "★", "JK")
+JOKER_WORDS = ("JOKER", "J", "★", "JK")  # down the corner, letter under letter
+JOKER_WORDS_ACROSS = ("JOKER", "Joker", "joker")  # across the top, as many decks print it
+ACROSS = 0.5  # the share of drawn jokers whose word runs across the top
 
 
 def font_face(rng: np.random.Generator, card: Card) -> Face:
@@ -187,7 +189,9 @@ def font_face(rng: np.random.Generator, card: Card) -> Face:
     rank_px = int(rng.uniform(0.09, 0.15) * CARD_H)
     left, top = rng.uniform(0.025, 0.06) * CARD_W, rng.uniform(0.02, 0.05) * CARD_H
     code = str(card)
-    if card.is_joker:
+    if card.is_joker and rng.random() < ACROSS:
+        box = _draw_joker_across(draw, rng, font_path, rank_px, (left, top), ink)
+    elif card.is_joker:
         box = _draw_joker_index(draw, rng, font_path, rank_px, (left, top), ink)
     else:
         box = _draw_plain_index(draw, rng, font_path, suit_path, code, rank_px, (left, top), ink)
@@ -260,6 +264,20 @@ def _draw_joker_index(draw, rng, font_path, rank_px, at, ink) -> tuple[float, fl
         max(b[2] for b in boxes) + 2,
         max(b[3] for b in boxes) + 2,
     )
+
+
+def _draw_joker_across(draw, rng, font_path, rank_px, at, ink) -> tuple[float, float, float, float]:
+    """A joker's word written across the card's top, from the corner or centred."""
+    word = JOKER_WORDS_ACROSS[rng.integers(len(JOKER_WORDS_ACROSS))]
+    font = _font(font_path, int(rank_px * rng.uniform(0.55, 0.9)))
+    x, y = at
+    if rng.random() < 0.5:
+        x, anchor = CARD_W / 2, "mt"
+    else:
+        anchor = "lt"
+    box = draw.textbbox((x, y), word, font=font, anchor=anchor)
+    draw.text((x, y), word, font=font, fill=ink, anchor=anchor)
+    return (box[0] - 2, box[1] - 2, box[2] + 2, box[3] + 2)
 
 
 def _draw_body(draw, rng, suit_path, card: Card, ink) -> None:
