@@ -127,7 +127,8 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
     """Thresholds tried on one half's photos (the detector run once per photo): how the
     thresholds in vision/cards.py were chosen, on the training half. Every combination of the
     confidence, the lead over the runner-up, the presence and a lone index's own bar; then, with
-    those at their defaults, each value of a pair's agreement and of a pair corner's faintness."""
+    those at their defaults, each value of a pair's agreement, of a pair corner's faintness and
+    of the probability that names a card however faint (1.01: never)."""
     from vision.cards import join
     from vision.indices import PEAK, IndexDetector, pyramid_scales
 
@@ -143,6 +144,7 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
     ]
     grid += [Thresholds(agree=agree) for agree in (0.0, 0.02, 0.05, 0.1, 0.3, 0.5)]
     grid += [Thresholds(faint=faint) for faint in (0.25, 0.3, 0.35, 0.4, 0.5)]
+    grid += [Thresholds(certain=certain) for certain in (0.9, 0.95, 0.98, 0.99, 1.01)]
     out = []
     for limits in grid:
         score = PhotoScore()
@@ -156,6 +158,6 @@ if __name__ == "__main__":
     for limits, s in tune(sys.argv[1] if len(sys.argv) > 1 else "train"):
         print(
             f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone} "
-            f"agree {limits.agree} faint {limits.faint}: "
+            f"agree {limits.agree} faint {limits.faint} certain {limits.certain}: "
             f"recall {s.recall:.4f} precision {s.precision:.4f} ({s.right} right, {s.wrong} wrong of {s.cards})"
         )

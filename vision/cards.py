@@ -33,6 +33,9 @@ CARD_PER_INDEX = 4.5
 DIAGONAL = math.hypot((1 - 2 * INDEX_AT[0]) * CARD_ASPECT, 1 - 2 * INDEX_AT[1])  # index to index, in heights
 ACCEPT = 0.6  # a card less sure than this is reported unknown (a wrong card is a false accusation)
 LEAD = 4.0  # ... and so is one less than this many times as likely as the runner-up
+# ... unless its index is surely there (PRESENT) and its card this likely: a clear read of a
+# faint index (chosen on the training photos: docs/vision.md).
+CERTAIN = 0.95
 # Two reads are one card's only if the chance that they name one card is at least this: two
 # reads of one card agree at 0.4-1 even when one is unsure of its suit; the indices of a KS and a
 # KC side by side, each read surely, at 0.04 (chosen on the training photos: docs/vision.md).
@@ -135,13 +138,15 @@ class Thresholds:
     lone: float = 0.0  # a lone index (its card's other corner unseen) must be at least this sure too
     agree: float = AGREE  # two reads are one card's only if they name one card at least this likely
     faint: float = FAINT  # the least heat of a read that is one corner of a pair (a lone read needs ``present``)
+    certain: float = CERTAIN  # a card this likely is named, however faint, once its index is surely there
 
 
 def _pick(
     evidence: dict[Card, float], heat: float, allowed: set[Card] | None, limits: Thresholds, lone: bool = False
 ) -> tuple[Card | None, float, tuple]:
     """The card the evidence names, with its confidence (heat x probability), or None when it is
-    not sure enough or not far enough ahead of the runner-up. With the referee's prior, cards
+    not sure enough (its confidence below ``accept``, unless its index is surely there and the
+    card all but certain) or not far enough ahead of the runner-up. With the referee's prior, cards
     that should not be there weigh :data:`UNEXPECTED` of their evidence and the rest are weighed
     again (the probability of cards outside the candidates stays in the scale): a near-tie goes
     to the card that can be there, while a card read clearly stays itself, expected or not."""
@@ -156,7 +161,12 @@ def _pick(
     card, p = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
     confidence = heat * p
-    sure = confidence >= max(limits.accept, limits.lone if lone else 0.0) and p >= limits.lead * runner_up
+    certain = p >= limits.certain and heat >= limits.present
+    sure = (
+        (confidence >= limits.accept or certain)
+        and confidence >= (limits.lone if lone else 0.0)
+        and p >= limits.lead * runner_up
+    )
     return (card if sure else None), confidence, tuple(ranked[:4])
 
 

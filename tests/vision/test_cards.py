@@ -93,6 +93,19 @@ def test_two_faint_reads_that_lie_and_read_as_one_card_s_corners_are_that_card()
     assert join([top, bottom], size, limits=Thresholds(faint=0.5)) == []  # each read sure of itself, as before
 
 
+def test_a_clear_read_of_an_index_surely_there_is_its_card_though_its_heat_is_low():
+    # A QH in a phone photo: its index there at 0.59, read QH at 0.995; heat x probability
+    # (0.59) is under the bar a card needs (0.6), yet nothing else is likely.
+    a, _ = corners_of((400, 300), 0, 180)
+    size = (128.6, 180.0)
+    clear = faint(read("QH", a, 0, p=0.995, others=("KH",)), 0.59)
+    assert [c.card for c in join([clear], size)] == [card("QH")]
+    assert [c.card for c in join([clear], size, limits=Thresholds(certain=1.01))] == [None]
+    unsure = faint(read("QH", a, 0, p=0.9, others=("KH",)), 0.59)
+    assert [c.card for c in join([unsure], size)] == [None]  # 0.9 x 0.59: not sure enough
+    assert join([faint(read("QH", a, 0, p=0.995), 0.45)], size) == []  # an index not surely there
+
+
 def test_a_near_tie_is_no_card_and_the_referee_s_prior_breaks_it():
     a, _ = corners_of((400, 300), 0, 180)
     unsure = read("9S", a, 0, p=0.55, others=("6S",))  # 9S 0.55, 6S 0.45
