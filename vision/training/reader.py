@@ -44,18 +44,20 @@ def conv_bn(cin: int, cout: int) -> nn.Sequential:
 
 
 class ReaderNet(nn.Module):
-    def __init__(self, width: int = 16, crop: CropSpec = INDEX_ONLY, turn: bool = True) -> None:
+    def __init__(
+        self, width: int = 16, crop: CropSpec = INDEX_ONLY, turn: bool = True, stages: tuple[int, ...] | None = None
+    ) -> None:
         super().__init__()
-        w = width
+        a, b, c = stages or (width, 2 * width, 4 * width)  # channels at full, half and quarter size
         self.crop = crop
         outputs = READER_RANKS + len(SUITS) + (TURN_OUTPUTS if turn else 0)
         self.body = nn.Sequential(
-            conv_bn(3, w), conv_bn(w, w), nn.MaxPool2d(2),
-            conv_bn(w, 2 * w), conv_bn(2 * w, 2 * w), nn.MaxPool2d(2),
-            conv_bn(2 * w, 4 * w), conv_bn(4 * w, 4 * w), nn.MaxPool2d(2),
+            conv_bn(3, a), conv_bn(a, a), nn.MaxPool2d(2),
+            conv_bn(a, b), conv_bn(b, b), nn.MaxPool2d(2),
+            conv_bn(b, c), conv_bn(c, c), nn.MaxPool2d(2),
         )  # fmt: skip
         self.head = nn.Sequential(
-            nn.Flatten(), nn.Linear(4 * w * (crop.height // 8) * (crop.width // 8), 128), nn.ReLU(inplace=True),
+            nn.Flatten(), nn.Linear(c * (crop.height // 8) * (crop.width // 8), 128), nn.ReLU(inplace=True),
             nn.Linear(128, outputs),
         )  # fmt: skip
 
@@ -216,7 +218,7 @@ def pair_loss(
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
-    run = Run(args, lambda: ReaderNet(args.width, SPECS[args.crop], turn=not args.no_turn))
+    run = Run(args, lambda: ReaderNet(args.width, SPECS[args.crop], not args.no_turn, _stages(args.stages)))
     model = run.model
     step = run.step
     real: dict[str, list[tuple]] = {}
@@ -252,6 +254,19 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     }
 
 
+def _stages(text: str | None) -> tuple[int, int, int] | None:
+    """``--stages`` ("16,48,96"): the channels of the reader's three stages."""
+    if not text:
+        return None
+    try:
+        a, b, c = (int(n) for n in text.split(","))
+    except ValueError:
+        raise SystemExit(f"--stages {text!r}: three whole numbers, comma-separated (16,48,96)") from None
+    if min(a, b, c) < 1:
+        raise SystemExit(f"--stages {text!r}: every stage needs at least one channel")
+    return a, b, c
+
+
 def _detector_finds(run: Path, detector: Path) -> dict[str, list[tuple]]:
     from vision import photo_set
 
@@ -283,6 +298,7 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--crop", choices=sorted(SPECS), default="index", help="the window: the index, or the card too")
     p.add_argument("--no-turn", action="store_true", help="no turn outputs (a reader as shipped before them)")
+    p.add_argument("--stages", help="channels of the three stages, e.g. 16,48,96 (default: width, 2x, 4x)")
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
     p.add_argument("--detector", default="vision/models/indices.onnx", help="finds the photos' indices' up direction")
     return p

@@ -63,7 +63,7 @@ class RunMismatch(SystemExit):
 
 
 def _same_model(asked: dict, saved: dict, checkpoint: Path) -> None:
-    for key in ("width", "crop", "no_turn"):
+    for key in ("width", "stages", "crop", "no_turn"):
         if key in saved and asked.get(key) != saved[key]:
             raise RunMismatch(
                 f"{checkpoint} holds a model with --{key} {saved[key]}, not {asked.get(key)}: "
