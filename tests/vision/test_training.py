@@ -101,3 +101,21 @@ def test_a_reader_grown_by_its_turn_outputs_starts_from_a_reader_without_them(tm
     assert all(torch.equal(after[k], v) for k, v in before.items() if k.endswith("weight") and k != last)
     with pytest.raises(SystemExit, match="no such checkpoint"):
         reader.train(reader.parser().parse_args([*grown, "--run", str(tmp_path / "x"), "--start-from", "nowhere.pt"]))
+
+
+def test_a_reader_s_stages_may_be_set_and_a_run_keeps_them(tmp_path):
+    import torch
+
+    from vision.training import reader
+
+    argv = ["--run", str(tmp_path / "run"), "--out", str(tmp_path / "reader.onnx"), "--steps", "2", "--batch", "4"]
+    argv += ["--workers", "0", "--real-share", "0", "--log-every", "1000", "--no-turn", "--stages", "4,12,24"]
+    reader.train(reader.parser().parse_args(argv))
+    weights = torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=False)["model"]
+    convs = [v.shape[0] for k, v in weights.items() if k.startswith("body") and v.ndim == 4]
+    assert convs == [4, 4, 12, 12, 24, 24]
+    with pytest.raises(RunMismatch, match="--stages 4,12,24, not 4,8,24"):
+        reader.train(reader.parser().parse_args([*argv[:-1], "4,8,24"]))
+    for bad in ("4,12", "4,x,8", "0,8,16"):
+        with pytest.raises(SystemExit, match="--stages"):
+            reader.train(reader.parser().parse_args([*argv[:-1], bad]))
