@@ -119,3 +119,17 @@ def test_a_reader_s_stages_may_be_set_and_a_run_keeps_them(tmp_path):
     for bad in ("4,12", "4,x,8", "0,8,16"):
         with pytest.raises(SystemExit, match="--stages"):
             reader.train(reader.parser().parse_args([*argv[:-1], bad]))
+
+
+def test_the_reader_s_extra_grey_scenes_are_grey_and_only_when_asked():
+    from vision.training.reader import Crops
+
+    def pairs(grey: float) -> list:
+        crops = iter(Crops(seed=4, start_step=0, real={}, real_share=0.0, grey=grey))
+        return [next(crops)[0] for _ in range(12)]
+
+    def colourless(x) -> bool:
+        return bool((x[:, 0] == x[:, 1]).all() and (x[:, 1] == x[:, 2]).all())
+
+    assert all(colourless(x) for x in pairs(1.0))
+    assert not all(colourless(x) for x in pairs(0.0))

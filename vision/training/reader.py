@@ -153,10 +153,17 @@ def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
 
 class Crops(IterableDataset):
     def __init__(
-        self, seed: int, start_step: int, real: dict[str, list[tuple]], real_share: float, crop: CropSpec = INDEX_ONLY
+        self,
+        seed: int,
+        start_step: int,
+        real: dict[str, list[tuple]],
+        real_share: float,
+        crop: CropSpec = INDEX_ONLY,
+        grey: float = 0.0,
     ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
         self.crop = crop
+        self.grey = grey  # the share of synthetic scenes made grey besides the generator's own
 
     def __iter__(self):
         from engine.cards import Card
@@ -177,6 +184,8 @@ class Crops(IterableDataset):
                 pairs = real_pairs(rng, images[name], found, self.crop)
             else:
                 image, labels = synth.scene(rng, pool)
+                if self.grey and rng.random() < self.grey:  # suits by their shape alone
+                    image = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
                 pairs = scene_pairs(rng, image, labels, self.crop)
             for pair, rank, suit, kind, turn in pairs:
                 x = torch.from_numpy(np.ascontiguousarray(pair.transpose(0, 3, 1, 2))).float() / 255
@@ -224,7 +233,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     real: dict[str, list[tuple]] = {}
     if args.real_share > 0:
         real = _detector_finds(run.folder, Path(args.detector))
-    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop])
+    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey)
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
@@ -300,6 +309,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-turn", action="store_true", help="no turn outputs (a reader as shipped before them)")
     p.add_argument("--stages", help="channels of the three stages, e.g. 16,48,96 (default: width, 2x, 4x)")
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
+    p.add_argument(
+        "--grey", type=float, default=0.0, help="share of synthetic scenes made grey, besides the generator's 20 %%"
+    )
     p.add_argument("--detector", default="vision/models/indices.onnx", help="finds the photos' indices' up direction")
     return p
 
