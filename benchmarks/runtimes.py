@@ -1,16 +1,20 @@
-"""The card reader's network through onnxruntime and through OpenCV's DNN module, one thread each:
-``python -m benchmarks.runtimes`` prints the median milliseconds per input size (the choice of
-runtime in docs/vision.md)."""
+"""The card reader's networks through onnxruntime and through OpenCV's DNN module, one thread each:
+``python -m benchmarks.runtimes`` prints the detector's median milliseconds per input size (the
+choice of runtime in docs/vision.md), then the readers' (the shipped turner and reader, and any
+given with ``--reader``) for a batch of 16 crops, about what eight new cards make."""
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.indices import IndexDetector, model_path
+from vision.indices import READER, TURNER, IndexDetector, model_path
 
 SIZES = ((256, 256), (736, 1280), (1088, 1920))
 
@@ -22,16 +26,46 @@ def timings(repeats: int = 5) -> list[tuple[str, tuple[int, int], float]]:
         detector = IndexDetector(model_path(), backend=backend)
         for h, w in SIZES:
             image = np.random.default_rng(0).integers(0, 255, (h, w, 3), dtype=np.uint8)
-            detector.maps(image)  # warm-up
-            times = []
-            for _ in range(repeats):
-                start = time.perf_counter()
-                detector.maps(image)
-                times.append(1000 * (time.perf_counter() - start))
-            out.append((backend, (w, h), round(statistics.median(times), 1)))
+            out.append((backend, (w, h), round(_median_ms(detector.maps, image, repeats), 1)))
     return out
 
 
+def _median_ms(run: Callable[[np.ndarray], object], given: np.ndarray, repeats: int) -> float:
+    run(given)  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run(given)
+        times.append(1000 * (time.perf_counter() - start))
+    return round(statistics.median(times), 2)
+
+
+def reader_timings(paths: list[Path], crops: int = 16, repeats: int = 20) -> list[tuple[str, str, float]]:
+    """Each reader's median milliseconds for ``crops`` crops of its window, per runtime."""
+    cv2.setNumThreads(1)
+    out = []
+    for path in paths:
+        for backend in ("onnxruntime", "opencv"):
+            reader = IndexDetector(backend=backend, reader=path, turn=False)
+            assert reader.reader is not None and reader.crop is not None
+            net, window = reader.reader, reader.crop
+            blob = np.random.default_rng(0).random((crops, 3, window.height, window.width)).astype(np.float32)
+            out.append((str(path), backend, _median_ms(net.run, blob, repeats)))
+    return out
+
+
+def _shown(path: str) -> str:
+    """A path as the command line would give it (the package's own models by their name)."""
+    here = Path(path).resolve()
+    return str(here.relative_to(Path.cwd())) if here.is_relative_to(Path.cwd()) else here.name
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.runtimes", description=__doc__)
+    parser.add_argument("--reader", action="append", type=Path, default=[], help="another reader (ONNX) to time")
+    args = parser.parse_args()
     for backend, (w, h), ms in timings():
         print(f"{backend:12s} {w}x{h}: {ms} ms")
+    shipped = [model_path(TURNER), model_path(READER)]
+    for path, backend, ms in reader_timings([*shipped, *args.reader]):
+        print(f"{backend:12s} 16 crops, {_shown(path)}: {ms} ms")

@@ -160,3 +160,12 @@ def test_the_reader_cuts_an_index_at_the_size_it_is_told_the_decks_indices_are()
     told = _read_one(detector, image, _peak(0.6 * true_h, centre=centre), typical=true_h)
     assert told.card == card("9C"), told.candidates
     assert short.card != card("9C"), short.candidates  # the crop short of the club
+
+
+def test_the_runtimes_benchmark_times_each_reader_through_both_runtimes():
+    from benchmarks.runtimes import reader_timings
+    from vision.indices import READER, model_path
+
+    rows = reader_timings([model_path(READER)], crops=2, repeats=1)
+    assert [backend for _, backend, _ in rows] == ["onnxruntime", "opencv"]
+    assert all(path.endswith("reader.onnx") and ms > 0 for path, _, ms in rows)
