@@ -14,12 +14,13 @@ Recall is right over the labelled cards, precision right over right and wrong.
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -123,7 +124,7 @@ def evaluate(
     return scores
 
 
-def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
+def tune(half: str = "train", reader: Path | None = None) -> list[tuple[Thresholds, PhotoScore]]:
     """Thresholds tried on one half's photos (the detector run once per photo): how the
     thresholds in vision/cards.py were chosen, on the training half. Every combination of the
     confidence, the lead over the runner-up, the presence and a lone index's own bar; then, with
@@ -133,7 +134,7 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
     from vision.indices import PEAK, IndexDetector, pyramid_scales
 
     train, validation = split(load())
-    detector = IndexDetector(least=PEAK)  # the least heat tried below: the reader must read those peaks too
+    detector = IndexDetector(least=PEAK, reader=reader)  # the least heat tried below: the reader reads those too
     seen = [(p, p.image()) for p in (train if half == "train" else validation)]
     reads = [(p, detector.detect_pyramid(image, pyramid_scales(image.shape))) for p, image in seen]
     grid = [
@@ -155,7 +156,11 @@ def tune(half: str = "train") -> list[tuple[Thresholds, PhotoScore]]:
 
 
 if __name__ == "__main__":
-    for limits, s in tune(sys.argv[1] if len(sys.argv) > 1 else "train"):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.real_photos", description=tune.__doc__)
+    parser.add_argument("half", nargs="?", default="train", choices=("train", "validation"))
+    parser.add_argument("--reader", type=Path, help="another reader (ONNX) than the shipped one")
+    args = parser.parse_args()
+    for limits, s in tune(args.half, args.reader):
         print(
             f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone} "
             f"agree {limits.agree} faint {limits.faint} certain {limits.certain}: "
