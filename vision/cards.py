@@ -138,7 +138,7 @@ class Thresholds:
     lone: float = 0.0  # a lone index (its card's other corner unseen) must be at least this sure too
     agree: float = AGREE  # two reads are one card's only if they name one card at least this likely
     faint: float = FAINT  # the least heat of a read that is one corner of a pair (a lone read needs ``present``)
-    certain: float = CERTAIN  # a card this likely is named, however faint, once its index is surely there
+    certain: float = CERTAIN  # a card this likely is named whatever its confidence, once its index is surely there
 
 
 def _pick(

@@ -45,7 +45,11 @@ def conv_bn(cin: int, cout: int) -> nn.Sequential:
 
 class ReaderNet(nn.Module):
     def __init__(
-        self, width: int = 16, crop: CropSpec = INDEX_ONLY, turn: bool = True, stages: tuple[int, ...] | None = None
+        self,
+        width: int = 16,
+        crop: CropSpec = INDEX_ONLY,
+        turn: bool = True,
+        stages: tuple[int, int, int] | None = None,
     ) -> None:
         super().__init__()
         a, b, c = stages or (width, 2 * width, 4 * width)  # channels at full, half and quarter size
@@ -185,7 +189,7 @@ class Crops(IterableDataset):
             else:
                 image, labels = synth.scene(rng, pool)
                 if self.grey and rng.random() < self.grey:  # suits by their shape alone
-                    image = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+                    image = synth.grey(image)
                 pairs = scene_pairs(rng, image, labels, self.crop)
             for pair, rank, suit, kind, turn in pairs:
                 x = torch.from_numpy(np.ascontiguousarray(pair.transpose(0, 3, 1, 2))).float() / 255

@@ -229,7 +229,7 @@ def _camera(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
         image = image + rng.normal(0, rng.uniform(1, 12), image.shape)
     image = np.clip(image, 0, 255).astype(np.uint8)
     if rng.random() < 0.2:  # a grey picture (a camera in poor light, a photo set made grey): suits by shape
-        image = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        image = grey(image)
     if rng.random() < 0.6:
         _ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 95))])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
@@ -238,6 +238,11 @@ def _camera(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
         s = image.shape[0]
         image = cv2.resize(cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA), (s, s))
     return image
+
+
+def grey(image: np.ndarray) -> np.ndarray:
+    """A BGR picture with its colour taken out (still three channels)."""
+    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
 def scene(rng: np.random.Generator, pool: FacePool, size: int = 256) -> tuple[np.ndarray, list[IndexLabel]]:
