@@ -39,3 +39,17 @@ def test_a_wrong_read_where_no_index_is_labelled_is_counted_apart_and_still_wron
     assert score.precision == 0.0
     assert score.to_json()["wrong_unboxed"] == 1
     assert "AS at (20, 620) (truth there: none)" in score.wrong_examples[1]
+
+
+def test_a_photo_without_colour_is_grey_though_jpeg_leaves_its_channels_a_little_apart():
+    import cv2
+
+    from benchmarks.real_photos import colour_of
+
+    rng = np.random.default_rng(2)
+    picture = rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)
+    picture[10:30, 10:30] = (40, 40, 220)  # a red heart's ink
+    grey = cv2.cvtColor(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    _ok, data = cv2.imencode(".jpg", grey, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert colour_of(PHOTO, cv2.imdecode(data, cv2.IMREAD_COLOR)) == "grey"
+    assert colour_of(PHOTO, picture) == "colour"
