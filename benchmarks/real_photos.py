@@ -83,12 +83,13 @@ def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> No
         if rec.card is None:
             score.unknown += 1
             continue
-        boxes = truth.get(rec.card)
+        labelled = _as_labelled(rec.card, truth)
+        boxes = truth.get(labelled)
         if boxes is not None:
-            if rec.card in matched:
+            if labelled in matched:
                 score.duplicates += 1
             else:
-                matched.add(rec.card)
+                matched.add(labelled)
                 score.right += 1
             score.unlabelled += not any(_inside(c, b) for c in rec.index_centres for b in boxes)
             continue
@@ -99,6 +100,15 @@ def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> No
     for card in truth:
         if card not in matched:
             score.missed_examples.append(f"{photo.name}: {card}")
+
+
+def _as_labelled(read: Card, truth: dict[Card, list]) -> Card:
+    """The label a card read answers to: a joker read as either joker is the photo's joker. The
+    photographed deck's two jokers look alike, and the set's labels call all but one of them LJ;
+    which of the two a read names cannot be told, nor right or wrong."""
+    if read.is_joker and read not in truth:
+        return next((c for c in truth if c.is_joker), read)
+    return read
 
 
 def _point(rec: Recognition) -> str:

@@ -41,6 +41,17 @@ def test_a_wrong_read_where_no_index_is_labelled_is_counted_apart_and_still_wron
     assert "AS at (20, 620) (truth there: none)" in score.wrong_examples[1]
 
 
+def test_a_joker_read_as_either_joker_is_the_photo_s_joker():
+    # The photographed deck's two jokers look alike and its labels call them LJ.
+    joker = Photo("IMG_joker", "phone", Path("unused.jpg"), ((card("LJ"), (100, 100, 200, 130)),))
+    score = PhotoScore()
+    score_photo(score, joker, [found("BJ", (150, 115)), found("LJ", (150, 115))])
+    assert (score.right, score.duplicates, score.wrong) == (1, 1, 0)
+    score = PhotoScore()
+    score_photo(score, PHOTO, [found("BJ", (115, 125))])  # no joker in the photo: wrong
+    assert (score.right, score.wrong) == (0, 1)
+
+
 def test_a_photo_without_colour_is_grey_though_jpeg_leaves_its_channels_a_little_apart():
     import cv2
 
