@@ -11,6 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from engine.cards import card  # noqa: E402
 from vision.index_crops import INDEX_ONLY, WITH_CONTEXT, crops_blob, upright_crop  # noqa: E402
 from vision.indices import RANKS, SUITS, IndexDetector  # noqa: E402
 from vision.training import synth  # noqa: E402
@@ -133,3 +134,24 @@ def test_the_reader_s_extra_grey_scenes_are_grey_and_only_when_asked():
 
     assert all(colourless(x) for x in pairs(1.0))
     assert not all(colourless(x) for x in pairs(0.0))
+
+
+def test_a_real_photo_s_joker_is_taught_as_a_joker_but_not_as_which_one():
+    from vision.training.reader import EITHER, UNTOLD, ReaderNet, pair_loss, real_pairs
+    from vision.training.targets import rank_class, suit_class
+
+    image = np.random.default_rng(5).integers(0, 255, (120, 120, 3), dtype=np.uint8)
+    found = [(card("LJ"), (60.0, 60.0), 24.0, 0.0), (card("7C"), (60.0, 60.0), 24.0, 0.0)]
+    (_, rank, suit, kind, _), (_, _, club, _, _) = real_pairs(np.random.default_rng(5), image, found)
+    assert (rank, suit, kind) == (rank_class(card("LJ")), UNTOLD, EITHER) and club == suit_class(card("7C"))
+
+    torch.manual_seed(0)
+    model = ReaderNet(width=4, turn=False)
+    x = torch.rand(1, 2, 3, 40, 32)
+
+    def loss(suit_class_: int) -> float:
+        return float(pair_loss(model, x, torch.tensor([rank]), torch.tensor([suit_class_]), torch.tensor([kind]),
+                               torch.tensor([float("nan")]))[0])  # fmt: skip
+
+    # Whichever joker it is taught as costs more than not being taught which.
+    assert all(loss(UNTOLD) < loss(s) for s in range(len(SUITS)))

@@ -37,6 +37,9 @@ TURN_OUTPUTS = 2  # the crop's turn from upright: sine, cosine
 # How far the crops a reader learns from are turned off upright: half as a detector's good
 # guess is (this spread), half anywhere up to WIDE, as its guess on a small index can be.
 NEAR, WIDE = 8.0, 60.0
+# A real photo's joker is taught as a joker, not as which one: the photographed deck's two jokers
+# look alike, and its labels call nearly all of them LJ (the generator's red joker is BJ).
+UNTOLD = -1
 
 
 def conv_bn(cin: int, cout: int) -> nn.Sequential:
@@ -119,7 +122,8 @@ def real_pairs(
     for card, (cx, cy), h, up in found:
         centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
         pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
-        out.append((_shaken(rng, pair), rank_class(card), suit_class(card), EITHER, math.nan))
+        suit = UNTOLD if card.is_joker else suit_class(card)
+        out.append((_shaken(rng, pair), rank_class(card), suit, EITHER, math.nan))
     return out
 
 
@@ -211,10 +215,10 @@ def pair_loss(
     def ce(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         return F.cross_entropy(logits, target, reduction="none")
 
-    is_index = kind != NEITHER
-    safe_suit = torch.where(is_index, suit, torch.zeros_like(suit))
-    first = ce(ranks[:, 0], rank) + ce(ranks[:, 1], none) + is_index * ce(suits[:, 0], safe_suit)
-    second = ce(ranks[:, 0], none) + ce(ranks[:, 1], rank) + is_index * ce(suits[:, 1], safe_suit)
+    suit_taught = (kind != NEITHER) & (suit != UNTOLD)
+    safe_suit = torch.where(suit_taught, suit, torch.zeros_like(suit))
+    first = ce(ranks[:, 0], rank) + ce(ranks[:, 1], none) + suit_taught * ce(suits[:, 0], safe_suit)
+    second = ce(ranks[:, 0], none) + ce(ranks[:, 1], rank) + suit_taught * ce(suits[:, 1], safe_suit)
     loss = torch.where(kind == EITHER, torch.minimum(first, second), first)
     known = torch.isfinite(turn)
     far = known & (turn.abs() > 20)
