@@ -136,6 +136,39 @@ def test_the_reader_s_extra_grey_scenes_are_grey_and_only_when_asked():
     assert not all(colourless(x) for x in pairs(0.0))
 
 
+def test_readers_made_into_one_read_the_mean_of_their_logits_and_must_read_alike(tmp_path):
+    from vision.training import reader
+    from vision.training.ensemble import EnsembleError, ensemble
+    from vision.training.ensemble import main as ensemble_main
+
+    def tiny(name: str, *extra: str, turn: bool = False):
+        out = tmp_path / f"{name}.onnx"
+        argv = ["--run", str(tmp_path / name), "--out", str(out), "--steps", "2", "--batch", "4", "--workers", "0"]
+        argv += ["--width", "4", "--real-share", "0", "--log-every", "1000", *extra, *([] if turn else ["--no-turn"])]
+        reader.train(reader.parser().parse_args(argv))
+        return out
+
+    a, b = tiny("a", "--seed", "1"), tiny("b", "--seed", "2", "--stages", "4,12,16")
+    ensemble([a, b], tmp_path / "both.onnx")
+    rng = np.random.default_rng(4)
+    crops = crops_blob([rng.integers(0, 255, (40, 32, 3), dtype=np.uint8) for _ in range(3)])
+    one, two, both = (IndexDetector(reader=path).reader for path in (a, b, tmp_path / "both.onnx"))
+    assert one is not None and two is not None and both is not None
+    mean = (one.run(crops) + two.run(crops)) / 2
+    assert np.allclose(both.run(crops), mean, atol=1e-5) and not np.allclose(one.run(crops), mean, atol=1e-3)
+
+    with pytest.raises(EnsembleError, match="reads another window"):
+        ensemble([a, tiny("c", "--crop", "context")], tmp_path / "no.onnx")
+    with pytest.raises(EnsembleError, match="gives 23 logits"):
+        ensemble([a, tiny("d", turn=True)], tmp_path / "no.onnx")
+    (tmp_path / "junk.onnx").write_bytes(b"not a model")
+    with pytest.raises(EnsembleError, match=r"junk\.onnx: not an ONNX model"):
+        ensemble([a, tmp_path / "junk.onnx"], tmp_path / "no.onnx")
+    with pytest.raises(SystemExit):
+        ensemble_main([str(a), "--out", str(tmp_path / "no.onnx")])  # one reader is no ensemble
+    assert not (tmp_path / "no.onnx").exists()
+
+
 def test_a_real_photo_s_joker_is_taught_as_a_joker_but_not_as_which_one():
     from vision.training.reader import EITHER, UNTOLD, ReaderNet, pair_loss, real_pairs
     from vision.training.targets import rank_class, suit_class
