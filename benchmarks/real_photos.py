@@ -152,10 +152,10 @@ def tune(half: str = "train", reader: Path | None = None) -> list[tuple[Threshol
     those at their defaults, each value of a pair's agreement, of a pair corner's faintness and
     of the probability that names a card however faint (1.01: never)."""
     from vision.cards import join
-    from vision.indices import PEAK, IndexDetector, pyramid_scales
+    from vision.indices import PEAK, pyramid_scales, with_shipped
 
     train, validation = split(load())
-    detector = IndexDetector(least=PEAK, reader=reader)  # the least heat tried below: the reader reads those too
+    detector = with_shipped(reader=reader, least=PEAK)  # the least heat tried below: the reader reads those too
     seen = [(p, p.image()) for p in (train if half == "train" else validation)]
     reads = [(p, detector.detect_pyramid(image, pyramid_scales(image.shape))) for p, image in seen]
     grid = [
@@ -177,10 +177,10 @@ def tune(half: str = "train", reader: Path | None = None) -> list[tuple[Threshol
 
 
 def _by_colour(half: str, reader: Path | None) -> None:
-    from vision.indices import IndexDetector
+    from vision.indices import with_shipped
     from vision.scan import scan
 
-    detector = IndexDetector(reader=reader)
+    detector = with_shipped(reader=reader)
     for key, s in evaluate(lambda image: scan(image, detector=detector), half, group=colour_of).items():
         print(f"{key}: {s.right} right, {s.wrong} wrong of {s.cards} ({s.recall:.4f} / {s.precision:.4f})")
         for example in s.wrong_examples:

@@ -22,7 +22,7 @@ from engine.cards import CARDS, Card
 from simulators.camera import Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
 from vision.decks import deck_available, deck_faces
-from vision.indices import IndexDetector, ModelError
+from vision.indices import IndexDetector, ModelError, with_shipped
 from vision.mat import MatLayout
 from vision.observe import FrameObservation, Observer
 from vision.tracker import CardPlayed, Tracker, TrackerSettings, TrickCleared
@@ -100,8 +100,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the first trick's seed")
     parser.add_argument("--design", action="append", help="a design to play (repeat; default: all four)")
     parser.add_argument("--model", type=Path, help="another index detector (ONNX) than the shipped one")
-    parser.add_argument("--reader", type=Path, help="another reader than the one beside the detector")
-    parser.add_argument("--turner", type=Path, help="another turner than the one beside the reader")
+    parser.add_argument("--reader", type=Path, help="another reader than the shipped one")
+    parser.add_argument("--turner", type=Path, help="another turner than the shipped one")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.tricks < 1:
@@ -112,7 +112,7 @@ def main() -> None:
     detector = None
     if args.model or args.reader or args.turner:
         try:
-            detector = IndexDetector(args.model, reader=args.reader, turner=args.turner)
+            detector = with_shipped(args.model, args.reader, args.turner)
         except ModelError as exc:
             parser.error(str(exc))
     designs = args.design or list(DESIGNS)

@@ -87,15 +87,13 @@ def bench_vision(
     ] = None,
     reader: Annotated[
         Path | None,
-        typer.Option(
-            help="Another index reader (ONNX, its window in the .json beside it) than the one beside the detector."
-        ),
+        typer.Option(help="Another index reader (ONNX, its window in the .json beside it) than the shipped one."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """The card reader's accuracy on real photographs and rendered scenes; per-frame time."""
     from benchmarks.vision import real_figures, rendered_figures, speed_figures
-    from vision.indices import IndexDetector, ModelError
+    from vision.indices import ModelError, with_shipped
     from vision.photo_set import PhotoSetError
 
     if size not in ("1280x720", "1920x1080"):
@@ -108,7 +106,7 @@ def bench_vision(
             if path is not None and not path.is_file():
                 fail(f"{path}: no such model file")
         try:
-            detector = IndexDetector(model, reader=reader)
+            detector = with_shipped(model, reader)
         except ModelError as exc:
             fail(str(exc))
     width, height = (int(v) for v in size.split("x"))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -81,6 +82,16 @@ class IndexRead:
 
 def model_path(name: str = MODEL) -> Path:
     return Path(str(resources.files("vision") / "models" / name))
+
+
+def with_shipped(
+    model: Path | None = None, reader: Path | None = None, turner: Path | None = None, **options: Any
+) -> IndexDetector:
+    """A detector for measuring other models by: the detector, the reader and the turner each the
+    file given, else the shipped one. (:class:`IndexDetector` looks for the reader and the turner
+    beside the files it is given, and a run folder holds one new model: a reader measured from its
+    run folder was read without the turner.)"""
+    return IndexDetector(model, reader=reader or model_path(READER), turner=turner or model_path(TURNER), **options)
 
 
 class _Runtime:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -109,11 +110,12 @@ def test_bench_vision_compares_another_model_given_by_its_files(tmp_path):
 
     args = ("bench", "vision", "--no-speed", "--no-real", "--scenes", "1", "--seed", "3", "--json")
     shipped = run_croupier(*args)
-    given = run_croupier(*args, "--model", str(model_path()), "--reader", str(model_path("reader.onnx")))
+    shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")  # as in a run folder: no turner beside it
+    given = run_croupier(*args, "--model", str(model_path()), "--reader", str(tmp_path / "reader.onnx"))
     assert shipped.returncode == 0 and given.returncode == 0, shipped.stderr + given.stderr
     assert json.loads(given.stdout) == json.loads(shipped.stdout)  # the same files: the same figures
-    missing = run_croupier(*args, "--reader", str(tmp_path / "reader.onnx"))
-    assert missing.returncode == 2 and "reader.onnx: no such model file" in missing.stderr
+    missing = run_croupier(*args, "--reader", str(tmp_path / "none.onnx"))
+    assert missing.returncode == 2 and "none.onnx: no such model file" in missing.stderr
 
 
 def test_bench_vision_refuses_an_unknown_size():

@@ -116,6 +116,18 @@ def test_a_turner_that_cuts_another_window_than_the_reader_is_refused(tmp_path):
     assert IndexDetector(reader=tmp_path / "reader.onnx", turn=False).turner is None  # not asked for: not loaded
 
 
+def test_a_reader_measured_from_its_run_folder_is_read_with_the_shipped_turner(tmp_path):
+    import shutil
+
+    from vision.indices import IndexDetector, model_path, with_shipped
+
+    shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")  # a run folder holds no turner
+    assert IndexDetector(reader=tmp_path / "reader.onnx").turner is None
+    measured, shipped = with_shipped(reader=tmp_path / "reader.onnx"), IndexDetector()
+    assert measured.turner is not None and measured.turner is shipped.turner
+    assert measured.reader is not shipped.reader and measured.path == shipped.path
+
+
 def _peak(height: float, heat: float = 0.9, centre: tuple[float, float] = (10.0, 10.0)):
     """A heat-map peak pointing up, with no opinion of its rank or suit."""
     from vision.indices import _Peak
