@@ -29,7 +29,7 @@ from controller.runtime import Runtime
 from controller.settings import ClubSettings, Settings
 from engine.games import get_game
 from hardware.panel import Panel
-from simulators.dealer_model import SimulatedOperator
+from simulators.dealer_model import NO_FAULTS, MachineFaults, SimulatedOperator
 from simulators.dealing_machine import SimulatedMachine
 from simulators.live_scene import SceneCamera, TableScene, WorldClock
 from simulators.people import SimulatedPeople
@@ -58,6 +58,7 @@ class SimOptions:
     store: Path | None = None  # the journal; None: a fresh one in a temporary folder
     token: str | None = None
     club: ClubSettings | None = None  # publish to this club's broker, as a table with [club] settings does
+    machine_faults: MachineFaults = NO_FAULTS  # the dealing machine's faults, each at a chosen card
 
 
 class SimulatedTableRig:
@@ -86,7 +87,7 @@ class SimulatedTableRig:
         self.camera = SceneCamera(self.scene, options.speed, options.seed)
         stack = [c.index for c in game.pack]
         random.Random(options.seed).shuffle(stack)  # the pack as it lies in the hopper
-        self.machine = SimulatedMachine(stack, seed=options.seed, speed=options.speed)
+        self.machine = SimulatedMachine(stack, seed=options.seed, speed=options.speed, faults=options.machine_faults)
         self.panel: Panel | None = None
         self.live: LiveTable | None = None
         self.people: SimulatedPeople | None = None
