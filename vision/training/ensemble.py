@@ -1,13 +1,13 @@
 """Several trained readers made into one: ``python -m vision.training.ensemble A.onnx B.onnx --out
-vision/models/reader.onnx``.
+runs/both/reader.onnx``.
 
 The readers read the same crops and their logits are averaged (their probabilities multiplied,
-then normalised: a card both are fairly sure of beats one that only one is sure of). Two readers
-trained apart make different mistakes: a small one sure of the project's small clubs and a wider
-one that reads more of the photographs' indices read, together, more cards than either and fewer
-wrongly (docs/vision.md, *The reader*). The result is one ONNX file with the members' input and
-output, so the table loads it as it loads any reader; every member must read the same window
-(its ``reader.json``) and give the same outputs.
+then normalised: a card both are fairly sure of beats one that only one is sure of), to measure
+whether readers trained apart read better together than each alone. The one measured so far, the
+shipped reader with a wider one, is not shipped (docs/vision.md, *Readers tried beside the
+shipped one*). The result is one ONNX file with the members' input and output, so the table and
+the benchmarks load it as any reader; every member must read the same window (its
+``reader.json``) and give the same outputs.
 """
 
 from __future__ import annotations
