@@ -174,13 +174,17 @@ def _partner(
     a: IndexRead, others: list[tuple[int, IndexRead]], card_h: float | None, any_pair: bool, agree: float
 ) -> int | None:
     """The nearest read that lies as ``a``'s card's other index (and, unless ``any_pair`` or one
-    of the two reads nothing at all, names one card with it at least ``agree`` likely)."""
-    fits = [
-        (math.dist(a.centre, b.centre), j)
-        for j, b in others
-        if _fit_as_pair(a, b, card_h) and (any_pair or not (a.candidates and b.candidates) or _agreement(a, b) >= agree)
-    ]
-    return min(fits)[1] if fits else None
+    of the two reads nothing at all, names one card with it at least ``agree`` likely). A read
+    that names ``a``'s card goes before a nearer one that does not: a court card's picture holds
+    a large rank and suit between its two indices, which lies as a pair with either of them."""
+    fits = []
+    for j, b in others:
+        if not _fit_as_pair(a, b, card_h):
+            continue
+        agrees = bool(a.candidates and b.candidates) and _agreement(a, b) >= agree
+        if agrees or any_pair or not (a.candidates and b.candidates):
+            fits.append((not agrees, math.dist(a.centre, b.centre), j))
+    return min(fits)[2] if fits else None
 
 
 Prior = set[Card] | Callable[[tuple[float, float]], set[Card] | None] | None

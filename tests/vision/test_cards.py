@@ -166,3 +166,22 @@ def test_with_the_mat_s_card_size_a_pair_is_joined_though_its_up_directions_diff
     reads = [read("3H", a, 10 - 30), read("3H", b, 190 + 30)]
     assert len(join(reads, (128.6, 180.0))) == 1
     assert len(join(reads)) == 2  # without it, the rough directions alone must agree
+
+
+@pytest.mark.parametrize("card_size", [None, (128.6, 180.0)])
+def test_a_court_picture_between_the_indices_does_not_take_the_place_of_the_card_s_other_index(card_size):
+    # A queen's picture holds a large Q and a suit between the card's two indices; read as
+    # another card, it lies as a pair with the top index, and nearer than the bottom one. In an
+    # enrolment (any pair) it was joined to the top index, and the card's outline was a small
+    # card's: the real bottom index was left over as a second card, and the queen never captured.
+    top, bottom = corners_of((400, 300), 10, 180)
+    picture_at = tuple(np.add(top, 0.6 * np.subtract(bottom, top)) + np.array((6.0, 0.0)))
+    reads = [
+        read("QC", top, 10, p=0.97, height=36.0, others=("QS",)),
+        read("QH", picture_at, 190, p=0.7, height=36.0, others=("QD",)),
+        read("QC", bottom, 190, p=0.9, height=36.0, others=("QS",)),
+    ]
+    cards = join(reads, card_size, any_pair=True)
+    whole = [c for c in cards if len(c.index_centres) == 2]
+    assert len(whole) == 1 and whole[0].card == card("QC")
+    assert np.allclose(whole[0].center, (400, 300), atol=2)
