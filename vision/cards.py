@@ -181,8 +181,9 @@ def _partner(
     for j, b in others:
         if not _fit_as_pair(a, b, card_h):
             continue
-        agrees = bool(a.candidates and b.candidates) and _agreement(a, b) >= agree
-        if agrees or any_pair or not (a.candidates and b.candidates):
+        both_read = bool(a.candidates and b.candidates)
+        agrees = both_read and _agreement(a, b) >= agree
+        if agrees or any_pair or not both_read:
             fits.append((not agrees, math.dist(a.centre, b.centre), j))
     return min(fits)[2] if fits else None
 
