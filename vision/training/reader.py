@@ -258,7 +258,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
         if step % args.log_every == 0:
             rate = (step - first_step) * args.batch / max(1e-6, time.monotonic() - started)
             recent = slice(-args.log_every, None)
-            log.info("step %d loss %.3f rank right %.3f (%.0f crops/s)", step, np.mean(seen[recent]),
+            log.info("step %d loss %.3f rank right %.3f (%.0f pairs/s)", step, np.mean(seen[recent]),
                      np.mean(right[recent]), rate)  # fmt: skip
         if step % args.checkpoint_every == 0:
             run.save(export)
