@@ -35,7 +35,11 @@ STRIDE = 4
 RANKS = "23456789TJQKAX"  # the network's rank classes in order; X: a joker (training imports these)
 SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
 TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
-BEST_HEIGHT = 30.0  # the height to scale an index to when its size is known (the mat)
+# The height to scale an index to when its size is known (the mat). At 24 px, the reader's crops
+# cut from the region as the camera saw it (_crop_source), more cards were read right than at 30
+# px, on the training photos, rendered scenes and the tricks, from two thirds of the detector's
+# pixels (docs/vision.md, "Scale" and "Detectors and scales compared").
+BEST_HEIGHT = 24.0
 SURE = 0.5  # a read this sure that an index lies there is an index (the cards' PRESENT)
 FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
 PEAK = 0.25  # heat-map peaks below this are no index
@@ -247,7 +251,7 @@ class IndexDetector:
             # was half the reader's work.
             peaks = [[p for p in ps if p.heat >= self.least] for ps in peaks]
             typical = [look.index_height * look.scale if look.index_height else None for look in looks]
-            reads = self._read_upright(works, peaks, typical)
+            reads = self._read_upright(looks, works, peaks, typical)
         # Two peaks of the heat map a cell or two apart are one index seen twice, not two (in a
         # tight fan, two cards' indices lie further apart than this).
         return [
@@ -301,7 +305,7 @@ class IndexDetector:
         return reads
 
     def _read_upright(
-        self, images: list[np.ndarray], peaks: list[list[_Peak]], typical: list[float | None]
+        self, looks: list[Look], works: list[np.ndarray], peaks: list[list[_Peak]], typical: list[float | None]
     ) -> list[list[IndexRead]]:
         """Each index read again from an upright crop; the reader's and the detector's opinions
         multiplied. The turner looks first at two crops, as the detector saw the index and turned
@@ -310,14 +314,19 @@ class IndexDetector:
         reader learned to read crops within a few degrees of upright). The reader then reads that
         crop alone, cut upright. Without a turner, the reader reads both crops and keeps the one
         less sure it is no index (a reader with turn outputs first sets upright a crop turned
-        further than :data:`RECUT_DEG`). ``peaks[i]`` lie in ``images[i]``, whose crops are cut
-        at heights they agree on."""
+        further than :data:`RECUT_DEG`). ``peaks[i]`` lie in ``works[i]`` (``looks[i]``'s image
+        as the detector ran on it), and their crops are cut at heights they agree on, from
+        whichever of the two images shows the index in more detail (:func:`_crop_source`)."""
         assert self.reader is not None
         reads = [r for ps in peaks for r in ps]
         if not reads:
             return [[] for _ in peaks]
-        where = [image for image, ps in zip(images, peaks, strict=True) for _ in ps]
-        cut = [r for ps, t in zip(peaks, typical, strict=True) for r in agreed_heights(ps, t)]
+        where, cut = [], []
+        for look, work, ps, t in zip(looks, works, peaks, typical, strict=True):
+            for r in agreed_heights(ps, t):
+                image, r = _crop_source(look, work, r)
+                where.append(image)
+                cut.append(r)
         ups = [r.up_deg for r in reads]
         first = self._look(self.turner or self.reader, where, cut, ups)
         if self.turner is not None:
@@ -383,6 +392,20 @@ def _work_image(look: Look) -> np.ndarray:
         return image
     interp = cv2.INTER_AREA if look.scale < 1 else cv2.INTER_LINEAR
     return cv2.resize(image, None, fx=look.scale, fy=look.scale, interpolation=interp)
+
+
+def _crop_source(look: Look, work: np.ndarray, r: _Peak) -> tuple[np.ndarray, _Peak]:
+    """The image the reader's crop of ``r`` (found in ``work``) is cut from, and ``r`` in its
+    pixels: the look's own image where the detector ran on it shrunk, unless the index is taller
+    there than the reader was taught (:data:`TAUGHT_HEIGHTS`; a crop's bilinear cut of a much
+    taller index skips pixels), else ``work``. Shrinking for the detector's sake (it finds
+    indices as well at :data:`BEST_HEIGHT` and costs the square of the scale) then costs the
+    reader no detail: a club and a spade differ by a few pixels."""
+    factor = 1 / look.scale
+    if factor <= 1 or r.height * factor > TAUGHT_HEIGHTS[1]:
+        return work, r
+    centre = (r.centre[0] * factor, r.centre[1] * factor)
+    return look.image, replace(r, centre=centre, height=r.height * factor, width=r.width * factor)
 
 
 def agreed_heights(reads: list[_Peak], typical: float | None = None) -> list[_Peak]:

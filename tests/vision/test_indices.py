@@ -10,7 +10,7 @@ import numpy as np
 from engine.cards import card
 from simulators.camera import Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
-from vision.indices import IndexRead, suppress
+from vision.indices import IndexRead, Look, suppress
 from vision.mat import MatLayout
 from vision.scan import default_detector
 
@@ -57,7 +57,7 @@ def test_the_detector_reads_each_index_once_where_its_heat_map_has_two_peaks():
 
 def _read_one(detector, image, peak, typical=None):
     """One peak of ``image`` through the reading step (the reader, and the turner if any)."""
-    return detector._read_upright([image], [[peak]], [typical])[0][0]
+    return detector._read_upright([Look(image)], [image], [[peak]], [typical])[0][0]
 
 
 def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
@@ -184,3 +184,20 @@ def test_the_runtimes_benchmark_times_each_reader_through_both_runtimes():
     rows = reader_timings([model_path(READER)], crops=2, repeats=1)
     assert [backend for _, backend, _ in rows] == ["onnxruntime", "opencv"]
     assert all(path.endswith("reader.onnx") and ms > 0 for path, _, ms in rows)
+
+
+def test_the_reader_cuts_its_crop_from_the_region_itself_where_the_detector_saw_it_shrunk():
+    from dataclasses import replace
+
+    from vision.indices import TAUGHT_HEIGHTS, _crop_source, _Peak
+
+    region = np.zeros((400, 600, 3), np.uint8)
+    shrunk = np.zeros((200, 300, 3), np.uint8)  # the detector ran on it at half size
+    peak = _Peak((50.0, 40.0), 20.0, 14.0, 0.0, 0.9, np.ones(14) / 14, np.ones(6) / 6)
+    image, cut = _crop_source(Look(region, 0.5), shrunk, peak)
+    assert image is region  # twice the detail: the index is 40 px tall there
+    assert (cut.centre, cut.height, cut.width) == ((100.0, 80.0), 40.0, 28.0)
+    tall = replace(peak, height=TAUGHT_HEIGHTS[1] / 2 + 1)  # taller in the region than the reader was taught
+    assert _crop_source(Look(region, 0.5), shrunk, tall) == (shrunk, tall)
+    enlarged = np.zeros((800, 1200, 3), np.uint8)  # the detector ran on it at twice the size
+    assert _crop_source(Look(region, 2.0), enlarged, peak) == (enlarged, peak)
