@@ -264,17 +264,11 @@ ONCE_LOST = [
     # heart, cut so deep into its paper that the blob was neither full enough to be one card nor
     # large enough to be split; the card was never outlined.
     pytest.param("kde:nicu-white", 11, id="a card whose ink cuts into its paper"),
-    # nicu-white's LJ, the last play (pale table). Still lost (issue 21 is open): its index is the
-    # word JOKER down the corner, letters about 8 px tall at 720p, and the shipped models were
-    # taught that design's joker as its J alone (the training faces' box stopped there; fixed in
-    # vision/training/faces.py since, not yet trained on). In its still frames the word is read
-    # as a club or as nothing. Strict: the day it is played exactly, this mark must go.
-    pytest.param(
-        "kde:nicu-white",
-        41,
-        id="a joker whose index is a word of small letters",
-        marks=pytest.mark.xfail(strict=True, reason="issue 21: nicu-white's joker word at 720p is not read"),
-    ),
+    # nicu-white's LJ, the last play (pale table): its index is the word JOKER down the corner,
+    # letters about 8 px tall at 720p. Detectors taught that design's joker as its J alone (the
+    # training faces' box stopped there; vision/training/faces.py takes the whole word) read the
+    # word as a club or as nothing; the detector trained on the whole word plays it.
+    pytest.param("kde:nicu-white", 41, id="a joker whose index is a word of small letters"),
     # The project's 2C in seat 3 (pale table), its club unsure at first, was read again only in
     # every other frame: the pale table's blob, larger than any trick and last in the budget's
     # order, went on with its split first, as the 2C's read was not in the plan. Read in the last
