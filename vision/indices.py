@@ -402,8 +402,8 @@ def _crop_source(look: Look, work: np.ndarray, r: _Peak) -> tuple[np.ndarray, _P
     indices as well at :data:`BEST_HEIGHT` and costs the square of the scale) then costs the
     reader no detail: a club and a spade differ by a few pixels."""
     factor = 1 / look.scale
-    if factor <= 1 or r.height * factor > TAUGHT_HEIGHTS[1]:
-        return work, r
+    if work is look.image or factor <= 1 or r.height * factor > TAUGHT_HEIGHTS[1]:
+        return work, r  # (a scale within a thousandth of 1 leaves the image as it was: _work_image)
     centre = (r.centre[0] * factor, r.centre[1] * factor)
     return look.image, replace(r, centre=centre, height=r.height * factor, width=r.width * factor)
 

@@ -201,3 +201,4 @@ def test_the_reader_cuts_its_crop_from_the_region_itself_where_the_detector_saw_
     assert _crop_source(Look(region, 0.5), shrunk, tall) == (shrunk, tall)
     enlarged = np.zeros((800, 1200, 3), np.uint8)  # the detector ran on it at twice the size
     assert _crop_source(Look(region, 2.0), enlarged, peak) == (enlarged, peak)
+    assert _crop_source(Look(region, 0.9995), region, peak) == (region, peak)  # not resized at all
