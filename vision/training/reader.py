@@ -140,7 +140,7 @@ def _shaken(rng: np.random.Generator, pair: np.ndarray) -> np.ndarray:
 
 # The height (px) the training photos' indices are brought to for the detector to find them: the
 # table's scale when the shipped reader was trained (30 px; the table now runs at 24, BEST_HEIGHT),
-# kept so that the reader's command still makes the same reader.
+# kept so that the reader's command, given the detector it was trained with, makes the same reader.
 FIND_AT = 30.0
 
 
