@@ -263,7 +263,8 @@ class IndexDetector:
         the image is looked at once more at the scale that brings the indices found
         (their median height) to the network's best, unless a scale near it was run already:
         the pyramid's steps are an octave apart, and an index between them is read near the
-        taught range's end."""
+        taught range's end. Of one index's reads, the surest stands unless the others, weighted
+        the same way, name another card (:func:`_voted`)."""
         found: list[IndexRead] = []
         weights: list[float] = []
 
@@ -279,7 +280,8 @@ class IndexDetector:
             best = scale_for(float(np.median(sure)))
             if all(abs(math.log(best / s)) > math.log(1.25) for s in scales):
                 look(best)
-        return suppress(found, weights)
+        kept = suppress(found, weights)
+        return [_voted(k, seen) for k, seen in zip(kept, _seen_as(kept, found, weights), strict=True)]
 
     def _read(self, out: np.ndarray) -> list[_Peak]:
         heat = 1 / (1 + np.exp(-out[0]))
@@ -527,6 +529,38 @@ def suppress(reads: list[IndexRead], weights: list[float] | None = None, apart: 
         if all(math.dist(r.centre, k.centre) > apart * _overlap_height(r, k) for k in kept):
             kept.append(r)
     return kept
+
+
+def _seen_as(
+    kept: list[IndexRead], found: list[IndexRead], weights: list[float]
+) -> list[list[tuple[IndexRead, float]]]:
+    """For each kept read, the reads of its index (itself among them) with their weights: every
+    read goes to the nearest kept read it lies within :func:`suppress`'s reach of."""
+    out: list[list[tuple[IndexRead, float]]] = [[] for _ in kept]
+    for r, w in zip(found, weights, strict=True):
+        near = [(math.dist(r.centre, k.centre), i) for i, k in enumerate(kept)]
+        near = [(d, i) for d, i in near if d <= 0.5 * _overlap_height(r, kept[i])]
+        if near:
+            out[min(near)[1]].append((r, w))
+    return out
+
+
+def _voted(kept: IndexRead, seen: list[tuple[IndexRead, float]]) -> IndexRead:
+    """The read of ``kept``'s index that names the card its reads at every scale name most,
+    weighted: a scale at which the index is seen too tall for the network finds its rank alone as
+    an index, and reads its crop, the suit cut off, surely and wrongly; the other scales outvote
+    it, and their best read of the card they name stands instead."""
+    votes: dict[Card, float] = {}
+    for r, w in seen:
+        for card, p in r.candidates:
+            votes[card] = votes.get(card, 0.0) + p * w
+    if not votes:
+        return kept
+    winner = max(votes, key=lambda c: votes[c])
+    if winner == kept.card:
+        return kept
+    naming = [(w, r) for r, w in seen if r.card == winner]
+    return max(naming, key=lambda wr: wr[0])[1] if naming else kept
 
 
 def _overlap_height(a: IndexRead, b: IndexRead) -> float:

@@ -202,3 +202,24 @@ def test_the_reader_cuts_its_crop_from_the_region_itself_where_the_detector_saw_
     enlarged = np.zeros((800, 1200, 3), np.uint8)  # the detector ran on it at twice the size
     assert _crop_source(Look(region, 2.0), enlarged, peak) == (enlarged, peak)
     assert _crop_source(Look(region, 0.9995), region, peak) == (region, peak)  # not resized at all
+
+
+def test_a_scale_that_sees_an_index_too_tall_and_misreads_it_is_outvoted_by_the_others(monkeypatch):
+    # WIN_20240630_19_34_50 of the real photos: a 4D whose index is 53 px tall. Looked at 1.17
+    # times, the detector finds the 4 alone as an index 27 px tall and reads its crop, the
+    # diamond cut off, as a spade; at the two coarser scales the whole index reads 4D.
+    def read(code: str, height: float, heat: float, p: float, other: str) -> IndexRead:
+        return IndexRead(
+            (389, 259), height, 30.0, 0.0, card(code), heat * p, heat, ((card(code), p), (card(other), 0.01))
+        )
+
+    too_tall = read("4S", 27.0, 0.9, 0.98, "4D")
+    whole = [read("4D", 53.0, 0.62, 0.99, "4H"), read("4D", 55.0, 0.64, 0.99, "4S")]
+    by_scale = {1.0: [too_tall], 0.5: [whole[0]], 0.25: [whole[1]]}
+    detector = default_detector()
+    monkeypatch.setattr(detector, "detect", lambda image, scale=1.0, index_height=None: by_scale.get(scale, []))
+    frame = np.zeros((640, 640, 3), np.uint8)
+    assert suppress([too_tall, *whole], [0.7, 0.6, 0.4]) == [too_tall]  # alone, the surest stays
+    assert detector.detect_pyramid(frame, [1.0, 0.5, 0.25]) == [whole[0]]
+    by_scale[0.25] = [read("4S", 55.0, 0.64, 0.99, "4D")]  # where the scales agree, the surest read stands
+    assert detector.detect_pyramid(frame, [1.0, 0.5, 0.25]) == [too_tall]
