@@ -581,14 +581,16 @@ def _fit(work_height: float) -> float:
 def pyramid_scales(shape: tuple[int, ...], smallest_px: float = 12.0) -> list[float]:
     """Scales at which to look for indices of any size in an image of unknown scale: from the one
     that shows a ``smallest_px`` index at the taught size's low end, down by halves until an
-    index a third of the image tall would fit the taught range."""
+    index a third of the image tall would fit the taught range. No further: at a scale that
+    shrinks whole cards and the mat's markers to an index's size, they read as indices (a
+    marker, a hundred-odd pixels across in a 1080p frame, as a QH)."""
     low, high = TAUGHT_HEIGHTS
     scale = min(2.0, (low + 3) / smallest_px)
     scales = []
     tallest = min(shape[:2]) / 3
     while True:
         scales.append(scale)
-        if tallest * scale <= high - 6 or min(shape[:2]) * scale < 64:
+        if tallest * scale <= high or min(shape[:2]) * scale < 64:
             break
         scale /= 2
     return scales

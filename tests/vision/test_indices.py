@@ -223,3 +223,20 @@ def test_a_scale_that_sees_an_index_too_tall_and_misreads_it_is_outvoted_by_the_
     assert detector.detect_pyramid(frame, [1.0, 0.5, 0.25]) == [whole[0]]
     by_scale[0.25] = [read("4S", 55.0, 0.64, 0.99, "4D")]  # where the scales agree, the surest read stands
     assert detector.detect_pyramid(frame, [1.0, 0.5, 0.25]) == [too_tall]
+
+
+def test_a_photo_is_not_shrunk_until_a_whole_card_reads_as_an_index():
+    # A rendered 1080p table scene (seed 11, scene 3): shrunk to 0.073, the mat's marker in its
+    # corner is an index's size, and read as one it named a QH on the empty mat.
+    from benchmarks.vision_scenes import scenes
+    from vision.indices import TAUGHT_HEIGHTS, pyramid_scales
+    from vision.scan import scan
+
+    _label, frame, truth = list(scenes(4, (1920, 1080), seed=11))[3]
+    assert (
+        min(pyramid_scales(frame.shape)) * 1080 / 3
+        <= TAUGHT_HEIGHTS[1]
+        < 2 * min(pyramid_scales(frame.shape)) * 1080 / 3
+    )
+    read = {r.card for r in scan(frame) if r.card is not None}
+    assert read and read <= {t.card for t in truth if t.face_up}
