@@ -225,7 +225,7 @@ def test_a_scale_that_sees_an_index_too_tall_and_misreads_it_is_outvoted_by_the_
     assert detector.detect_pyramid(frame, [1.0, 0.5, 0.25]) == [too_tall]
 
 
-def test_a_photo_is_not_shrunk_until_a_whole_card_reads_as_an_index():
+def test_a_photo_is_not_shrunk_further_than_its_tallest_index_needs():
     # A rendered 1080p table scene (seed 11, scene 3): shrunk to 0.073, the mat's marker in its
     # corner is an index's size, and read as one it named a QH on the empty mat.
     from benchmarks.vision_scenes import scenes
