@@ -43,6 +43,7 @@ BEST_HEIGHT = 24.0
 SURE = 0.5  # a read this sure that an index lies there is an index (the cards' PRESENT)
 FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
 PEAK = 0.25  # heat-map peaks below this are no index
+ONE_INDEX = 0.5  # reads closer than this share of an index's height are one index (suppress)
 MODEL = "indices.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
 TURNER = "turner.onnx"  # a reader that also says how far a crop is turned from upright
@@ -519,14 +520,14 @@ def _refined(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
     return float((patch * xx).sum() / total), float((patch * yy).sum() / total)
 
 
-def suppress(reads: list[IndexRead], weights: list[float] | None = None, apart: float = 0.5) -> list[IndexRead]:
+def suppress(reads: list[IndexRead], weights: list[float] | None = None, apart: float = ONE_INDEX) -> list[IndexRead]:
     """One read per index: of reads closer than ``apart`` of the smaller one's height, the surer
     (or the one of greater ``weight``, when given), a read of :data:`SURE` heat before any other."""
     order = weights if weights is not None else [r.score for r in reads]
     kept: list[IndexRead] = []
     # A read sure an index lies there goes before one that is not, whatever their weights.
     for _, r in sorted(zip(order, reads, strict=True), key=lambda wr: (wr[1].heat < SURE, -wr[0])):
-        if all(math.dist(r.centre, k.centre) > apart * _overlap_height(r, k) for k in kept):
+        if not any(_one_index(r, k, apart) for k in kept):
             kept.append(r)
     return kept
 
@@ -538,8 +539,7 @@ def _seen_as(
     read goes to the nearest kept read it lies within :func:`suppress`'s reach of."""
     out: list[list[tuple[IndexRead, float]]] = [[] for _ in kept]
     for r, w in zip(found, weights, strict=True):
-        near = [(math.dist(r.centre, k.centre), i) for i, k in enumerate(kept)]
-        near = [(d, i) for d, i in near if d <= 0.5 * _overlap_height(r, kept[i])]
+        near = [(math.dist(r.centre, k.centre), i) for i, k in enumerate(kept) if _one_index(r, k)]
         if near:
             out[min(near)[1]].append((r, w))
     return out
@@ -561,6 +561,11 @@ def _voted(kept: IndexRead, seen: list[tuple[IndexRead, float]]) -> IndexRead:
         return kept
     naming = [(w, r) for r, w in seen if r.card == winner]
     return max(naming, key=lambda wr: wr[0])[1] if naming else kept
+
+
+def _one_index(a: IndexRead, b: IndexRead, apart: float = ONE_INDEX) -> bool:
+    """Whether two reads lie closer than ``apart`` of the height they are measured by: one index."""
+    return math.dist(a.centre, b.centre) <= apart * _overlap_height(a, b)
 
 
 def _overlap_height(a: IndexRead, b: IndexRead) -> float:

@@ -233,10 +233,8 @@ def test_a_photo_is_not_shrunk_further_than_its_tallest_index_needs():
     from vision.scan import scan
 
     _label, frame, truth = list(scenes(4, (1920, 1080), seed=11))[3]
-    assert (
-        min(pyramid_scales(frame.shape)) * 1080 / 3
-        <= TAUGHT_HEIGHTS[1]
-        < 2 * min(pyramid_scales(frame.shape)) * 1080 / 3
-    )
+    tallest = 1080 / 3  # an index a third of the frame tall
+    last = min(pyramid_scales(frame.shape))
+    assert tallest * last <= TAUGHT_HEIGHTS[1] < tallest * 2 * last  # fits at the last scale, not the one before
     read = {r.card for r in scan(frame) if r.card is not None}
     assert read and read <= {t.card for t in truth if t.face_up}
