@@ -44,6 +44,10 @@ SURE = 0.5  # a read this sure that an index lies there is an index (the cards' 
 FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
 PEAK = 0.25  # heat-map peaks below this are no index
 ONE_INDEX = 0.5  # reads closer than this share of an index's height are one index (suppress)
+# The share of an index's box that must lie in the image for it to be read: the network was taught
+# an index as one from this share in view (vision.training.synth); less, and a cut-off corner is
+# read as a whole one (an 8 cut at its waist is a 0, a 6 or nothing).
+IN_VIEW = 0.8
 MODEL = "indices.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
 TURNER = "turner.onnx"  # a reader that also says how far a crop is turned from upright
@@ -561,6 +565,25 @@ def _voted(kept: IndexRead, seen: list[tuple[IndexRead, float]]) -> IndexRead:
         return kept
     naming = [(w, r) for r, w in seen if r.card == winner]
     return max(naming, key=lambda wr: wr[0])[1] if naming else kept
+
+
+def share_in_view(read: IndexRead, shape: tuple[int, ...]) -> float:
+    """The share of ``read``'s box (its height along its up direction, its width across) that lies
+    inside an image of ``shape``, from a 9 x 9 grid of points over the box."""
+    h, w = shape[:2]
+    steps = np.linspace(-0.5, 0.5, 9)
+    up, right = np.array(read.up), np.array((-read.up[1], read.up[0]))
+    along, across = np.meshgrid(steps * read.height, steps * read.width)
+    xs = read.centre[0] + along.ravel() * up[0] + across.ravel() * right[0]
+    ys = read.centre[1] + along.ravel() * up[1] + across.ravel() * right[1]
+    return float(np.mean((xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)))
+
+
+def in_view(reads: list[IndexRead], shape: tuple[int, ...], least: float = IN_VIEW) -> list[IndexRead]:
+    """The reads whose index lies at least ``least`` inside an image of ``shape``: an index cut off
+    by the image's edge is no index, as the network was taught (a card there is read from its
+    other corner, if that is in view)."""
+    return [r for r in reads if share_in_view(r, shape) >= least]
 
 
 def _one_index(a: IndexRead, b: IndexRead, apart: float = ONE_INDEX) -> bool:

@@ -22,7 +22,7 @@ import numpy as np
 from engine.cards import Card
 from vision import changes
 from vision.cards import Recognition, join
-from vision.indices import SURE, IndexDetector, IndexRead, Look, scale_for, suppress
+from vision.indices import SURE, IndexDetector, IndexRead, Look, in_view, scale_for, suppress
 from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
 from vision.scan import INDEX_SHARE, default_detector
 
@@ -202,13 +202,16 @@ class Observer:
         card_height: float,
     ) -> list[list[IndexRead]]:
         """The detector's reads in each box (frame pixels), run at the scale of an index ``share``
-        of a card's height."""
+        of a card's height; an index cut off by the frame's edge is none (:func:`in_view`)."""
         if not boxes:
             return []
         scale = scale_for(share * card_height)
         looks = [Look(frame[y0:y1, x0:x1], scale, index_height) for x0, y0, x1, y1 in boxes]
         found = self.detector.detect_each(looks)
-        return [[r.scaled(1.0, (box[0], box[1])) for r in reads] for box, reads in zip(boxes, found, strict=True)]
+        return [
+            in_view([r.scaled(1.0, (box[0], box[1])) for r in reads], frame.shape)
+            for box, reads in zip(boxes, found, strict=True)
+        ]
 
     def _learn_index_size(self, recognised: list[Recognition], fresh: list[IndexRead], card_height: float) -> None:
         """Learns the deck's index size from this frame's new reads of named cards whose two

@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.cards import Recognition, join
-from vision.indices import IndexDetector, pyramid_scales, scale_for
+from vision.indices import IndexDetector, in_view, pyramid_scales, scale_for
 
 # An index's height over its card's, until the table has learned its deck's: the middle, on a log
 # scale, of the designs measured (0.19-0.38; docs/vision.md). The smallest of them is what a
@@ -36,11 +36,12 @@ def scan(
     any_pair: bool = False,
 ) -> list[Recognition]:
     """Every card whose corner index shows in a BGR image; cards not sure enough to name are
-    reported with ``card`` None. ``any_pair`` pairs two indices by where they lie alone, even
-    when they read as different cards (an unknown deck being enrolled)."""
+    reported with ``card`` None. An index cut off by the image's edge is none (:func:`in_view`).
+    ``any_pair`` pairs two indices by where they lie alone, even when they read as different
+    cards (an unknown deck being enrolled)."""
     detector = detector or default_detector()
     if card_size_px is not None:
         reads = detector.detect(image, scale_for(INDEX_SHARE * card_size_px[1]))
     else:
         reads = detector.detect_pyramid(image, pyramid_scales(image.shape))
-    return join(reads, card_size_px, allowed, any_pair)
+    return join(in_view(reads, image.shape), card_size_px, allowed, any_pair)

@@ -10,7 +10,7 @@ import numpy as np
 from engine.cards import card
 from simulators.camera import Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
-from vision.indices import IndexRead, Look, suppress
+from vision.indices import IndexRead, Look, in_view, share_in_view, suppress
 from vision.mat import MatLayout
 from vision.scan import default_detector
 
@@ -238,3 +238,25 @@ def test_a_photo_is_not_shrunk_further_than_its_tallest_index_needs():
     assert tallest * last <= TAUGHT_HEIGHTS[1] < tallest * 2 * last  # fits at the last scale, not the one before
     read = {r.card for r in scan(frame) if r.card is not None}
     assert read and read <= {t.card for t in truth if t.face_up}
+
+
+def _index_at(centre, up_deg=0.0, height=40.0, width=20.0):
+    return IndexRead(centre, height, width, up_deg, card("7S"), 0.9, 0.9)
+
+
+def test_an_index_cut_by_the_image_edge_is_in_view_by_the_share_of_its_box_inside():
+    shape = (480, 640, 3)
+    assert share_in_view(_index_at((100.0, 100.0)), shape) == 1.0
+    half_off_the_top = share_in_view(_index_at((100.0, 0.0)), shape)
+    assert 0.4 < half_off_the_top < 0.6
+    # Turned a quarter, its height lies across the image: 20 px of its 40 off the left edge.
+    turned = _index_at((0.0, 100.0), up_deg=90.0)
+    assert 0.4 < share_in_view(turned, shape) < 0.6
+    # Its narrow side at the left edge when upright: only the width's half, 10 px, is off.
+    assert share_in_view(_index_at((5.0, 100.0)), shape) > 0.6
+
+
+def test_in_view_keeps_the_indices_the_network_was_taught_to_find_and_drops_cut_ones():
+    shape = (480, 640, 3)
+    whole, cut = _index_at((320.0, 240.0)), _index_at((320.0, 470.0))
+    assert in_view([whole, cut], shape) == [whole]

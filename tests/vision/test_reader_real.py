@@ -39,3 +39,20 @@ def test_a_bare_table_gives_no_card(name):
     image = cv2.imread(str(PHOTOS / name), cv2.IMREAD_COLOR)
     assert image is not None
     assert [r for r in scan(image) if r.card is not None] == []
+
+
+def test_an_index_cut_in_half_by_the_photo_edge_names_no_card():
+    """The network was taught an index as one when most of it is in view: half an index (the
+    photo cut through the 10 of clubs' index, its top half gone) is not read as a card."""
+    image = cv2.imread(str(PHOTOS / "IMG_20220921_194243.jpg"), cv2.IMREAD_COLOR)
+    label = json.loads((PHOTOS / "IMG_20220921_194243.json").read_text())
+    x0, y0, x1, y1 = next(i["box"] for i in label["indices"] if i["card"] == "TC")
+    cut = int((y0 + y1) / 2)
+    read = scan(image[cut:])
+    near = [
+        r.card
+        for r in read
+        for cx, cy in r.index_centres
+        if r.card is not None and x0 - 10 <= cx <= x1 + 10 and cy + cut <= y1 + 10
+    ]
+    assert near == []

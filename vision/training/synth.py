@@ -16,10 +16,11 @@ import cv2
 import numpy as np
 
 from engine.cards import CARDS, Card
+from vision.indices import IN_VIEW
 from vision.training import backgrounds
 from vision.training.faces import Face, available_designs, design_faces, font_face, fonts
 
-VISIBLE = 0.8  # share of an index's area in view for it to be a target
+VISIBLE = IN_VIEW  # share of an index's area in view for it to be a target (the table reads no less)
 # Of a design's faces drawn, the share that are its jokers (2 in 54 otherwise: too rare to learn
 # their long, lettered indices).
 JOKERS = 0.08
