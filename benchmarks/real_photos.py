@@ -26,6 +26,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.cards import Recognition, Thresholds
+from vision.indices import IndexRead
 from vision.photo_set import Photo, load, split
 
 
@@ -189,13 +190,37 @@ def _by_colour(half: str, reader: Path | None) -> None:
             print(f"   wrong: {example}")
 
 
-def why_missed(half: str = "validation", reader: Path | None = None) -> dict[str, list[str]]:
-    """The labelled cards a scan does not name, each by where it was lost, judged at the read of
-    its boxes with the most heat (every peak read, as in :func:`tune`): no read there at all; too
-    faint to stand alone (below the presence a lone index needs) with its card read first, or
-    another; or surely there but not named, with its card read first (not sure enough, or not far
-    enough ahead of the runner-up), or another (misread: named wrongly, or left unknown)."""
+def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
+    """Where each of ``photo``'s labelled cards that ``reads`` (its index reads) do not name was
+    lost, judged at the read of its boxes with the most heat: no read there at all; too faint to
+    stand alone (below the presence a lone index needs), its card read first or another; or
+    surely there but not named, its card read first (not sure enough, or not far enough ahead of
+    the runner-up) or another (misread: named wrongly, or left unknown). (how, example) pairs."""
     from vision.cards import PRESENT, join
+
+    named = {rec.card for rec in join(reads) if rec.card is not None}
+    truth: dict[Card, list[tuple[float, float, float, float]]] = {}
+    for card, box in photo.boxes:
+        truth.setdefault(card, []).append(box)
+    lost = []
+    for card, boxes in truth.items():
+        if card in named or (card.is_joker and any(c.is_joker for c in named)):
+            continue
+        there = [r for r in reads for box in boxes if _inside(r.centre, box)]
+        if not there:
+            lost.append(("no read at all", f"{photo.name}: {card}"))
+            continue
+        best = max(there, key=lambda r: r.heat)
+        first = best.candidates[0][0] if best.candidates else None
+        as_itself = first == card or (first is not None and first.is_joker and card.is_joker)
+        how = ("faint" if best.heat < PRESENT else "there") + (", read as itself" if as_itself else ", misread")
+        top = ", ".join(f"{c} {p:.2f}" for c, p in best.candidates[:3])
+        lost.append((how, f"{photo.name}: {card} (heat {best.heat:.2f}; {top})"))
+    return lost
+
+
+def why_missed(half: str = "validation", reader: Path | None = None) -> dict[str, list[str]]:
+    """:func:`lost_where` over a half's photos, every peak read (as in :func:`tune`)."""
     from vision.indices import PEAK, in_view, pyramid_scales, with_shipped
 
     train, validation = split(load())
@@ -204,23 +229,8 @@ def why_missed(half: str = "validation", reader: Path | None = None) -> dict[str
     for photo in train if half == "train" else validation:
         image = photo.image()
         reads = in_view(detector.detect_pyramid(image, pyramid_scales(image.shape)), image.shape)
-        named = {rec.card for rec in join(reads) if rec.card is not None}
-        truth: dict[Card, list[tuple[float, float, float, float]]] = {}
-        for card, box in photo.boxes:
-            truth.setdefault(card, []).append(box)
-        for card, boxes in truth.items():
-            if card in named or (card.is_joker and any(c.is_joker for c in named)):
-                continue
-            there = [r for r in reads for box in boxes if _inside(r.centre, box)]
-            if not there:
-                lost.setdefault("no read at all", []).append(f"{photo.name}: {card}")
-                continue
-            best = max(there, key=lambda r: r.heat)
-            first = best.candidates[0][0] if best.candidates else None
-            as_itself = first == card or (first is not None and first.is_joker and card.is_joker)
-            how = ("faint" if best.heat < PRESENT else "there") + (", read as itself" if as_itself else ", misread")
-            top = ", ".join(f"{c} {p:.2f}" for c, p in best.candidates[:3])
-            lost.setdefault(how, []).append(f"{photo.name}: {card} (heat {best.heat:.2f}; {top})")
+        for how, example in lost_where(photo, reads):
+            lost.setdefault(how, []).append(example)
     return lost
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.real_photos import PhotoScore, score_photo
+from benchmarks.real_photos import PhotoScore, lost_where, score_photo
 from engine.cards import card
 from vision.cards import Recognition
+from vision.indices import IndexRead
 from vision.photo_set import Photo
 
 PHOTO = Photo(
@@ -64,3 +65,17 @@ def test_a_photo_without_colour_is_grey_though_jpeg_leaves_its_channels_a_little
     _ok, data = cv2.imencode(".jpg", grey, [cv2.IMWRITE_JPEG_QUALITY, 80])
     assert colour_of(PHOTO, cv2.imdecode(data, cv2.IMREAD_COLOR)) == "grey"
     assert colour_of(PHOTO, picture) == "colour"
+
+
+def index(code: str, centre, heat: float, p: float = 0.95) -> IndexRead:
+    return IndexRead(centre, 40.0, 20.0, 0.0, card(code), heat * p, heat, ((card(code), p), (card("2D"), 1 - p)))
+
+
+def test_a_card_not_named_is_lost_where_its_best_read_says():
+    # The 7C is read right at both corners, the QH faintly (alone, under the presence a lone index
+    # needs): the QH is lost as too faint, though read as itself.
+    reads = [index("7C", (115, 125), 0.9), index("7C", (315, 425), 0.9), index("QH", (515, 125), 0.4)]
+    assert lost_where(PHOTO, reads) == [("faint, read as itself", "IMG_test: QH (heat 0.40; QH 0.95, 2D 0.05)")]
+    surely_misread = [index("7C", (115, 125), 0.9), index("QD", (515, 125), 0.9)]
+    assert [how for how, _ in lost_where(PHOTO, surely_misread)] == ["there, misread"]
+    assert [how for how, _ in lost_where(PHOTO, [])] == ["no read at all", "no read at all"]
