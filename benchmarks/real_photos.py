@@ -25,9 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from engine.cards import Card
-from vision.cards import Recognition, Thresholds
-from vision.indices import IndexRead
+from vision.cards import PRESENT, Recognition, Thresholds, join
+from vision.indices import PEAK, IndexRead, with_shipped
 from vision.photo_set import Photo, load, split
+from vision.scan import photo_reads, scan
 
 
 @dataclass(slots=True)
@@ -152,15 +153,9 @@ def tune(half: str = "train", reader: Path | None = None) -> list[tuple[Threshol
     confidence, the lead over the runner-up, the presence and a lone index's own bar; then, with
     those at their defaults, each value of a pair's agreement, of a pair corner's faintness and
     of the probability that names a card however faint (1.01: never)."""
-    from vision.cards import join
-    from vision.indices import PEAK, in_view, pyramid_scales, with_shipped
-
     train, validation = split(load())
     detector = with_shipped(reader=reader, least=PEAK)  # the least heat tried below: the reader reads those too
-    seen = [(p, p.image()) for p in (train if half == "train" else validation)]
-    reads = [
-        (p, in_view(detector.detect_pyramid(image, pyramid_scales(image.shape)), image.shape)) for p, image in seen
-    ]
+    reads = [(p, photo_reads(detector, p.image())) for p in (train if half == "train" else validation)]
     grid = [
         Thresholds(accept, lead, present, lone)
         for accept, lead, present, lone in itertools.product(
@@ -180,9 +175,6 @@ def tune(half: str = "train", reader: Path | None = None) -> list[tuple[Threshol
 
 
 def _by_colour(half: str, reader: Path | None) -> None:
-    from vision.indices import with_shipped
-    from vision.scan import scan
-
     detector = with_shipped(reader=reader)
     for key, s in evaluate(lambda image: scan(image, detector=detector), half, group=colour_of).items():
         print(f"{key}: {s.right} right, {s.wrong} wrong of {s.cards} ({s.recall:.4f} / {s.precision:.4f})")
@@ -196,8 +188,6 @@ def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
     stand alone (below the presence a lone index needs), its card read first or another; or
     surely there but not named, its card read first (not sure enough, or not far enough ahead of
     the runner-up) or another (misread: named wrongly, or left unknown). (how, example) pairs."""
-    from vision.cards import PRESENT, join
-
     named = {rec.card for rec in join(reads) if rec.card is not None}
     truth: dict[Card, list[tuple[float, float, float, float]]] = {}
     for card, box in photo.boxes:
@@ -221,15 +211,11 @@ def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
 
 def why_missed(half: str = "validation", reader: Path | None = None) -> dict[str, list[str]]:
     """:func:`lost_where` over a half's photos, every peak read (as in :func:`tune`)."""
-    from vision.indices import PEAK, in_view, pyramid_scales, with_shipped
-
     train, validation = split(load())
     detector = with_shipped(reader=reader, least=PEAK)
     lost: dict[str, list[str]] = {}
     for photo in train if half == "train" else validation:
-        image = photo.image()
-        reads = in_view(detector.detect_pyramid(image, pyramid_scales(image.shape)), image.shape)
-        for how, example in lost_where(photo, reads):
+        for how, example in lost_where(photo, photo_reads(detector, photo.image())):
             lost.setdefault(how, []).append(example)
     return lost
 

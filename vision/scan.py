@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.cards import Recognition, join
-from vision.indices import IndexDetector, in_view, pyramid_scales, scale_for
+from vision.indices import IndexDetector, IndexRead, in_view, pyramid_scales, scale_for
 
 # An index's height over its card's, until the table has learned its deck's: the middle, on a log
 # scale, of the designs measured (0.19-0.38; docs/vision.md). The smallest of them is what a
@@ -41,7 +41,13 @@ def scan(
     cards (an unknown deck being enrolled)."""
     detector = detector or default_detector()
     if card_size_px is not None:
-        reads = detector.detect(image, scale_for(INDEX_SHARE * card_size_px[1]))
+        reads = in_view(detector.detect(image, scale_for(INDEX_SHARE * card_size_px[1])), image.shape)
     else:
-        reads = detector.detect_pyramid(image, pyramid_scales(image.shape))
-    return join(in_view(reads, image.shape), card_size_px, allowed, any_pair)
+        reads = photo_reads(detector, image)
+    return join(reads, card_size_px, allowed, any_pair)
+
+
+def photo_reads(detector: IndexDetector, image: np.ndarray) -> list[IndexRead]:
+    """The index reads of a photo whose cards' size is unknown: the detector over a few scales,
+    an index cut off by the photo's edge dropped."""
+    return in_view(detector.detect_pyramid(image, pyramid_scales(image.shape)), image.shape)
