@@ -194,7 +194,7 @@ def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
         truth.setdefault(card, []).append(box)
     lost = []
     for card, boxes in truth.items():
-        if card in named or (card.is_joker and any(c.is_joker for c in named)):
+        if any(_names(read, card) for read in named):
             continue
         there = [r for r in reads for box in boxes if _inside(r.centre, box)]
         if not there:
@@ -202,11 +202,17 @@ def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
             continue
         best = max(there, key=lambda r: r.heat)
         first = best.candidates[0][0] if best.candidates else None
-        as_itself = first == card or (first is not None and first.is_joker and card.is_joker)
+        as_itself = first is not None and _names(first, card)
         how = ("faint" if best.heat < PRESENT else "there") + (", read as itself" if as_itself else ", misread")
         top = ", ".join(f"{c} {p:.2f}" for c, p in best.candidates[:3])
         lost.append((how, f"{photo.name}: {card} (heat {best.heat:.2f}; {top})"))
     return lost
+
+
+def _names(read: Card, label: Card) -> bool:
+    """Whether a card read names the labelled one: itself, or for a joker either joker (the
+    deck's two look alike: :func:`_as_labelled`)."""
+    return read == label or (read.is_joker and label.is_joker)
 
 
 def why_missed(half: str = "validation", reader: Path | None = None) -> dict[str, list[str]]:
