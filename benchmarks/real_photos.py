@@ -8,7 +8,10 @@ that lies in none of that card's boxes is counted apart too (``unlabelled``): th
 index now and then (a corner at a photo's edge), and such a read is still the card in the photo.
 A wrong read that lies in no labelled box at all is counted apart as well (``wrong_unboxed``):
 it is either a phantom (a card read in a texture) or a card the labels left out (a corner at the
-photo's edge); which, only an eye can tell, so it stays wrong in the precision.
+photo's edge); which, only an eye can tell, so it stays wrong in the precision unless an eye
+did: a read of an index listed in :data:`vision.photo_set.LEFT_OUT` (within
+:data:`LEFT_OUT_REACH` of its point, naming its card) is set aside (``left_out``), neither right
+nor wrong, and that card is not one the reader should have found either.
 Recall is right over the labelled cards, precision right over right and wrong.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -40,6 +44,7 @@ class PhotoScore:
     unknown: int = 0
     unlabelled: int = 0
     wrong_unboxed: int = 0
+    left_out: int = 0
     times_ms: list[float] = field(default_factory=list)
     wrong_examples: list[str] = field(default_factory=list)
     missed_examples: list[str] = field(default_factory=list)
@@ -61,6 +66,7 @@ class PhotoScore:
             "unknown": self.unknown,
             "unlabelled": self.unlabelled,
             "wrong_unboxed": self.wrong_unboxed,
+            "left_out": self.left_out,
             "recall": round(self.recall, 4),
             "precision": round(self.precision, 4),
             "median_ms": round(statistics.median(self.times_ms), 1) if self.times_ms else None,
@@ -95,6 +101,9 @@ def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> No
                 score.right += 1
             score.unlabelled += not any(_inside(c, b) for c in rec.index_centres for b in boxes)
             continue
+        if _left_out(rec, photo):
+            score.left_out += 1
+            continue
         score.wrong += 1
         near = [str(c) for c, bs in truth.items() for b in bs for p in rec.index_centres if _inside(p, b)]
         score.wrong_unboxed += not near
@@ -102,6 +111,17 @@ def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> No
     for card in truth:
         if card not in matched:
             score.missed_examples.append(f"{photo.name}: {card}")
+
+
+LEFT_OUT_REACH = 25.0  # pixels from a left-out index's point within which a read is of it
+
+
+def _left_out(rec: Recognition, photo: Photo) -> bool:
+    """Whether ``rec`` is a read of an index the labels left out (its card, at its place)."""
+    return any(
+        rec.card == card and any(math.dist(c, at) <= LEFT_OUT_REACH for c in rec.index_centres)
+        for card, at in photo.left_out
+    )
 
 
 def _as_labelled(read: Card, truth: dict[Card, list]) -> Card:

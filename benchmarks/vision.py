@@ -77,6 +77,7 @@ class AccuracyFigure:
     confusions: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     wrong_unboxed: int | None = None  # real photos: wrong reads where no index is labelled
+    left_out: int | None = None  # real photos: reads of indices the labels left out, set aside
 
     @property
     def precision(self) -> float:
@@ -101,6 +102,7 @@ class AccuracyFigure:
             "confusions": list(self.confusions),
             "examples": list(self.examples),
             **({} if self.wrong_unboxed is None else {"wrong_unboxed": self.wrong_unboxed}),
+            **({} if self.left_out is None else {"left_out": self.left_out}),
         }
 
 
@@ -125,6 +127,7 @@ def real_figures(
             s.duplicates,
             examples=tuple(s.wrong_examples[:5] + s.missed_examples[:5]),
             wrong_unboxed=s.wrong_unboxed,
+            left_out=s.left_out,
         )
         for source, s in scores.items()
     ]

@@ -42,6 +42,18 @@ def test_a_wrong_read_where_no_index_is_labelled_is_counted_apart_and_still_wron
     assert "AS at (20, 620) (truth there: none)" in score.wrong_examples[1]
 
 
+def test_a_read_of_an_index_the_labels_left_out_is_set_aside_and_nothing_else_is():
+    # The AS's corner at (20, 620) has no label; an eye found it plain.
+    photo = Photo(PHOTO.name, PHOTO.source, PHOTO.path, PHOTO.boxes, ((card("AS"), (20.0, 620.0)),))
+    score = PhotoScore()
+    score_photo(score, photo, [found("7C", (115, 125)), found("AS", (30, 610))])
+    assert (score.cards, score.right, score.wrong, score.left_out) == (2, 1, 0, 1)
+    assert score.precision == 1.0 and score.to_json()["left_out"] == 1
+    score = PhotoScore()  # another card read there, or the AS read far from it, is wrong
+    score_photo(score, photo, [found("AH", (20, 620)), found("AS", (20, 560))])
+    assert (score.wrong, score.left_out) == (2, 0)
+
+
 def test_a_joker_read_as_either_joker_is_the_photo_s_joker():
     # The photographed deck's two jokers look alike and its labels call them LJ.
     joker = Photo("IMG_joker", "phone", Path("unused.jpg"), ((card("LJ"), (100, 100, 200, 130)),))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.cards import card
-from vision.photo_set import CORRECTIONS, Correction, PhotoSetError, default_root, load, split
+from vision.photo_set import CORRECTIONS, LEFT_OUT, Correction, LeftOut, PhotoSetError, default_root, load, split
 
 
 def write_set(root: Path, labels: dict[str, list[tuple[str, list[float]]]]) -> Path:
@@ -33,6 +33,16 @@ def test_a_correction_that_no_longer_fits_its_label_file_is_refused(tmp_path):
         load(root, corrections=(Correction("IMG_1", 0, "4C", "3C"),))
     with pytest.raises(PhotoSetError, match="correction of box 3 expects 4S, the label file has no such box"):
         load(root, corrections=(Correction("IMG_1", 3, "4S", "3S"),))
+
+
+def test_an_index_the_labels_left_out_goes_with_its_photo_and_one_a_label_names_is_refused(tmp_path):
+    root = write_set(tmp_path, {"IMG_1": [("4S", [0, 0, 10, 20])], "IMG_2": [("9H", [0, 0, 10, 20])]})
+    first, second = load(root, corrections=(), left_out=(LeftOut("IMG_1", "AS", (400, 580)),))
+    assert first.left_out == ((card("AS"), (400.0, 580.0)),) and second.left_out == ()
+    with pytest.raises(PhotoSetError, match=r"IMG_1\.json: 4S is listed as left out, but a label names it"):
+        load(root, corrections=(), left_out=(LeftOut("IMG_1", "4S", (5, 10)),))
+    with pytest.raises(PhotoSetError, match="IMG_2: left-out index 'XX'"):
+        load(root, corrections=(), left_out=(LeftOut("IMG_2", "XX", (5, 10)),))
 
 
 def test_a_label_that_is_not_a_card_is_refused_with_its_file(tmp_path):
@@ -60,3 +70,12 @@ def test_every_shipped_correction_fits_the_shared_set():
     photos = {p.name: p for p in load()}
     for c in CORRECTIONS:
         assert photos[c.photo].boxes[c.index][0] == card(c.printed)
+
+
+@pytest.mark.skipif(
+    not (default_root() / "labels").is_dir(), reason="the shared photo set is not beside the repository"
+)
+def test_every_left_out_index_is_of_a_photo_in_the_shared_set():
+    photos = {p.name: p for p in load()}
+    for entry in LEFT_OUT:
+        assert card(entry.card) in [c for c, _ in photos[entry.photo].left_out]
