@@ -101,7 +101,7 @@ def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> No
                 score.right += 1
             score.unlabelled += not any(_inside(c, b) for c in rec.index_centres for b in boxes)
             continue
-        if _left_out(rec, photo):
+        if _reads_left_out(rec, photo):
             score.left_out += 1
             continue
         score.wrong += 1
@@ -116,7 +116,7 @@ def score_photo(score: PhotoScore, photo: Photo, found: list[Recognition]) -> No
 LEFT_OUT_REACH = 25.0  # pixels from a left-out index's point within which a read is of it
 
 
-def _left_out(rec: Recognition, photo: Photo) -> bool:
+def _reads_left_out(rec: Recognition, photo: Photo) -> bool:
     """Whether ``rec`` is a read of an index the labels left out (its card, at its place)."""
     return any(
         rec.card == card and any(math.dist(c, at) <= LEFT_OUT_REACH for c in rec.index_centres)

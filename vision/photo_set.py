@@ -76,9 +76,9 @@ class LeftOut:
 
 # Found by eye where a read named a card no label names: each is a card's corner, wholly in view
 # and plain in rank and suit (mostly the second corner of a card at a photo's edge). Where the
-# rank or suit could not be told by eye (cut by the edge, or a suit's shape in a grey photo), the
-# read stays wrong. No box is given, so these are not taught; they are only not counted against
-# the reader (nor as cards it should have found).
+# rank or suit could not be told by eye (cut by the edge, a suit's shape in a grey photo) or the
+# read lay on a court card's picture, the read stays wrong. No box is given, so these are not
+# taught; they are only not counted against the reader (nor as cards it should have found).
 LEFT_OUT = (
     LeftOut("IMG_20220921_193954", "AC", (354, 98)),
     LeftOut("IMG_20220921_194723", "9H", (172, 89)),
