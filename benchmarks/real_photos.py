@@ -167,14 +167,16 @@ def colour_of(_photo: Photo, image: np.ndarray) -> str:
     return "grey" if apart < 2 else "colour"
 
 
-def tune(half: str = "train", reader: Path | None = None) -> list[tuple[Thresholds, PhotoScore]]:
+def tune(
+    half: str = "train", reader: Path | None = None, model: Path | None = None
+) -> list[tuple[Thresholds, PhotoScore]]:
     """Thresholds tried on one half's photos (the detector run once per photo): how the
     thresholds in vision/cards.py were chosen, on the training half. Every combination of the
     confidence, the lead over the runner-up, the presence and a lone index's own bar; then, with
     those at their defaults, each value of a pair's agreement, of a pair corner's faintness and
     of the probability that names a card however faint (1.01: never)."""
     train, validation = split(load())
-    detector = with_shipped(reader=reader, least=PEAK)  # the least heat tried below: the reader reads those too
+    detector = with_shipped(model, reader=reader, least=PEAK)  # the least heat tried below: the reader reads those too
     reads = [(p, photo_reads(detector, p.image())) for p in (train if half == "train" else validation)]
     grid = [
         Thresholds(accept, lead, present, lone)
@@ -194,8 +196,8 @@ def tune(half: str = "train", reader: Path | None = None) -> list[tuple[Threshol
     return out
 
 
-def _by_colour(half: str, reader: Path | None) -> None:
-    detector = with_shipped(reader=reader)
+def _by_colour(half: str, reader: Path | None, model: Path | None) -> None:
+    detector = with_shipped(model, reader=reader)
     for key, s in evaluate(lambda image: scan(image, detector=detector), half, group=colour_of).items():
         print(f"{key}: {s.right} right, {s.wrong} wrong of {s.cards} ({s.recall:.4f} / {s.precision:.4f})")
         for example in s.wrong_examples:
@@ -235,10 +237,10 @@ def _names(read: Card, label: Card) -> bool:
     return read == label or (read.is_joker and label.is_joker)
 
 
-def why_missed(half: str = "validation", reader: Path | None = None) -> dict[str, list[str]]:
+def why_missed(half: str = "validation", reader: Path | None = None, model: Path | None = None) -> dict[str, list[str]]:
     """:func:`lost_where` over a half's photos, every peak read (as in :func:`tune`)."""
     train, validation = split(load())
-    detector = with_shipped(reader=reader, least=PEAK)
+    detector = with_shipped(model, reader=reader, least=PEAK)
     lost: dict[str, list[str]] = {}
     for photo in train if half == "train" else validation:
         for how, example in lost_where(photo, photo_reads(detector, photo.image())):
@@ -250,19 +252,20 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m benchmarks.real_photos", description=tune.__doc__)
     parser.add_argument("half", nargs="?", default="train", choices=("train", "validation"))
     parser.add_argument("--reader", type=Path, help="another reader (ONNX) than the shipped one")
+    parser.add_argument("--model", type=Path, help="another detector (ONNX) than the shipped one")
     parser.add_argument("--by-colour", action="store_true", help="no sweep: the grey and the colour photos' scores")
     parser.add_argument("--misses", action="store_true", help="no sweep: where each card not named was lost")
     args = parser.parse_args()
     if args.misses:
-        for how, cards in why_missed(args.half, args.reader).items():
+        for how, cards in why_missed(args.half, args.reader, args.model).items():
             print(f"{how}: {len(cards)}")
             for line in cards:
                 print(f"   {line}")
         raise SystemExit
     if args.by_colour:
-        _by_colour(args.half, args.reader)
+        _by_colour(args.half, args.reader, args.model)
         raise SystemExit
-    for limits, s in tune(args.half, args.reader):
+    for limits, s in tune(args.half, args.reader, args.model):
         print(
             f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone} "
             f"agree {limits.agree} faint {limits.faint} certain {limits.certain}: "

@@ -1,6 +1,7 @@
 """The card reader's networks through onnxruntime and through OpenCV's DNN module, one thread each:
-``python -m benchmarks.runtimes`` prints the detector's median milliseconds per input size (the
-choice of runtime in docs/vision.md), then the readers' (the shipped turner and reader, and any
+``python -m benchmarks.runtimes`` prints the detector's median milliseconds per input size, in
+floats through both runtimes and in 8-bit integers through onnxruntime (the choice of runtime in
+docs/vision.md), then the readers' (the shipped turner and reader, and any
 given with ``--reader``) for a batch of 16 crops, about what eight new cards make."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.indices import READER, TURNER, IndexDetector, model_path
+from vision.indices import MODEL, MODEL_INT8, READER, TURNER, IndexDetector, model_path
 
 SIZES = ((256, 256), (736, 1280), (1088, 1920))
 
@@ -22,11 +23,12 @@ SIZES = ((256, 256), (736, 1280), (1088, 1920))
 def timings(repeats: int = 5) -> list[tuple[str, tuple[int, int], float]]:
     cv2.setNumThreads(1)
     out = []
-    for backend in ("onnxruntime", "opencv"):
-        detector = IndexDetector(model_path(), backend=backend)
+    for backend, model in (("onnxruntime", MODEL), ("opencv", MODEL), ("onnxruntime", MODEL_INT8)):
+        detector = IndexDetector(model_path(model), backend=backend)
+        name = backend if model == MODEL else f"{backend} int8"
         for h, w in SIZES:
             image = np.random.default_rng(0).integers(0, 255, (h, w, 3), dtype=np.uint8)
-            out.append((backend, (w, h), round(_median_ms(detector.maps, image, repeats), 1)))
+            out.append((name, (w, h), round(_median_ms(detector.maps, image, repeats), 1)))
     return out
 
 
@@ -65,7 +67,7 @@ if __name__ == "__main__":
     parser.add_argument("--reader", action="append", type=Path, default=[], help="another reader (ONNX) to time")
     args = parser.parse_args()
     for backend, (w, h), ms in timings():
-        print(f"{backend:12s} {w}x{h}: {ms} ms")
+        print(f"{backend:17s} {w}x{h}: {ms} ms")
     shipped = [model_path(TURNER), model_path(READER)]
     for path, backend, ms in reader_timings([*shipped, *args.reader]):
-        print(f"{backend:12s} 16 crops, {_shown(path)}: {ms} ms")
+        print(f"{backend:17s} 16 crops, {_shown(path)}: {ms} ms")

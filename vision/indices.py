@@ -3,9 +3,10 @@
 The network (trained by :mod:`vision.training`, shipped as ``vision/models/indices.onnx``) maps
 an image to maps at a quarter of its resolution: where index centres lie (a heat map), and at
 each centre the rank, the suit, the index's size and which way is up. It runs through
-onnxruntime (twice as fast as OpenCV's DNN module here, and built for 64-bit Raspberry Pi OS),
-or through OpenCV's DNN module where onnxruntime is not installed: either way the table needs no
-learning framework. This module turns the maps into :class:`IndexRead` s: peaks of the heat map, each
+onnxruntime (twice as fast as OpenCV's DNN module here, and built for 64-bit Raspberry Pi OS) in
+8-bit integers (``indices.int8.onnx``, made from it by :mod:`vision.training.quantize`), or in
+floats through OpenCV's DNN module where onnxruntime is not installed: either way the table
+needs no learning framework. This module turns the maps into :class:`IndexRead` s: peaks of the heat map, each
 with its most likely card and the probabilities the referee's prior may weigh.
 
 The network is taught indices 11-56 pixels tall. :meth:`IndexDetector.detect` takes the scale to
@@ -48,7 +49,10 @@ ONE_INDEX = 0.5  # reads closer than this share of an index's height are one ind
 # an index as one from this share in view (vision.training.synth); less, and a cut-off corner is
 # read as a whole one (an 8 cut at its waist is a 0, a 6 or nothing).
 IN_VIEW = 0.8
-MODEL = "indices.onnx"
+MODEL = "indices.onnx"  # the detector as training writes it, in 32-bit floats
+# ... and in 8-bit integers (vision.training.quantize): what the table runs through onnxruntime,
+# 1.7 times as fast on one core and reading as well (docs/vision.md, "The 8-bit detector").
+MODEL_INT8 = "indices.int8.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
 TURNER = "turner.onnx"  # a reader that also says how far a crop is turned from upright
 
@@ -91,6 +95,12 @@ class IndexRead:
 
 def model_path(name: str = MODEL) -> Path:
     return Path(str(resources.files("vision") / "models" / name))
+
+
+def default_model(backend: str) -> Path:
+    """The shipped detector a runtime runs: onnxruntime the 8-bit one; OpenCV's DNN module the
+    one in floats (opset 11, which every OpenCV since 4.x loads; the 8-bit one needs opset 13)."""
+    return model_path(MODEL_INT8 if backend == "onnxruntime" else MODEL)
 
 
 def with_shipped(
@@ -199,8 +209,8 @@ class IndexDetector:
         turn: bool = True,
         least: float = FAINT,
     ) -> None:
-        self.path = str(path or model_path())
         backend = backend or default_backend()
+        self.path = str(path or default_model(backend))
         self.net = _net(self.path, backend)
         self.peak = peak
         self.least = least  # with a reader: the least heat a peak needs to be read (see detect)
@@ -224,11 +234,7 @@ class IndexDetector:
     def maps(self, image: np.ndarray) -> np.ndarray:
         """The network's raw output for a BGR image (padded to a multiple of 16): (25, H/4, W/4)."""
         h, w = image.shape[:2]
-        ph, pw = -h % 16, -w % 16
-        if ph or pw:
-            image = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
-        blob = cv2.dnn.blobFromImage(image, 1 / 255.0)
-        out = self.net.run(blob)[0]
+        out = self.net.run(network_input(image))[0]
         return out[:, : (h + 3) // STRIDE, : (w + 3) // STRIDE]
 
     def detect(self, image: np.ndarray, scale: float = 1.0, index_height: float | None = None) -> list[IndexRead]:
@@ -242,7 +248,7 @@ class IndexDetector:
         """:meth:`detect` for each of several images (a frame's changed regions), their indices
         read by the reader in one batch: a call of the reader costs about as much for four crops
         as for thirty."""
-        works = [_work_image(look) for look in looks]
+        works = [work_image(look) for look in looks]
         peaks = [self._read(self.maps(work)) if min(work.shape[:2]) >= 16 else [] for work in works]
         if self.reader is None:
             reads = [
@@ -390,7 +396,17 @@ class Look:
     index_height: float | None = None
 
 
-def _work_image(look: Look) -> np.ndarray:
+def network_input(image: np.ndarray) -> np.ndarray:
+    """A BGR image as the detector's input: padded to a multiple of 16 (the network's coarsest
+    stride) by repeating its edge, 1 x 3 x H x W floats in 0-1."""
+    h, w = image.shape[:2]
+    ph, pw = -h % 16, -w % 16
+    if ph or pw:
+        image = cv2.copyMakeBorder(image, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return cv2.dnn.blobFromImage(image, 1 / 255.0)
+
+
+def work_image(look: Look) -> np.ndarray:
     """The image the network runs on: ``look``'s, checked, resized by its scale."""
     image = look.image
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -410,7 +426,7 @@ def _crop_source(look: Look, work: np.ndarray, r: _Peak) -> tuple[np.ndarray, _P
     reader no detail: a club and a spade differ by a few pixels."""
     factor = 1 / look.scale
     if work is look.image or factor <= 1 or r.height * factor > TAUGHT_HEIGHTS[1]:
-        return work, r  # (a scale within a thousandth of 1 leaves the image as it was: _work_image)
+        return work, r  # (a scale within a thousandth of 1 leaves the image as it was: work_image)
     centre = (r.centre[0] * factor, r.centre[1] * factor)
     return look.image, replace(r, centre=centre, height=r.height * factor, width=r.width * factor)
 

@@ -4,7 +4,9 @@ Seeded and resumable: every ``--checkpoint-every`` steps the model, the optimise
 are saved in the run folder, and a run started again with the same folder goes on from there
 (the data's random streams are seeded by the seed and the step, so a resumed run draws new
 scenes, not the first ones again). At the end, and at every checkpoint, the model is exported
-to ONNX (``--out``), which is all the table ever loads.
+to ONNX (``--out``), which is all the table ever loads. The table runs the detector in 8-bit
+integers, made from this file by ``python -m vision.training.quantize``: run it after shipping
+a detector trained anew.
 """
 
 from __future__ import annotations
