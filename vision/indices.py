@@ -248,7 +248,7 @@ class IndexDetector:
         """:meth:`detect` for each of several images (a frame's changed regions), their indices
         read by the reader in one batch: a call of the reader costs about as much for four crops
         as for thirty."""
-        works = [work_image(look) for look in looks]
+        works = [_work_image(look) for look in looks]
         peaks = [self._read(self.maps(work)) if min(work.shape[:2]) >= 16 else [] for work in works]
         if self.reader is None:
             reads = [
@@ -406,7 +406,7 @@ def network_input(image: np.ndarray) -> np.ndarray:
     return cv2.dnn.blobFromImage(image, 1 / 255.0)
 
 
-def work_image(look: Look) -> np.ndarray:
+def _work_image(look: Look) -> np.ndarray:
     """The image the network runs on: ``look``'s, checked, resized by its scale."""
     image = look.image
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -426,7 +426,7 @@ def _crop_source(look: Look, work: np.ndarray, r: _Peak) -> tuple[np.ndarray, _P
     reader no detail: a club and a spade differ by a few pixels."""
     factor = 1 / look.scale
     if work is look.image or factor <= 1 or r.height * factor > TAUGHT_HEIGHTS[1]:
-        return work, r  # (a scale within a thousandth of 1 leaves the image as it was: work_image)
+        return work, r  # (a scale within a thousandth of 1 leaves the image as it was: _work_image)
     centre = (r.centre[0] * factor, r.centre[1] * factor)
     return look.image, replace(r, centre=centre, height=r.height * factor, width=r.width * factor)
 

@@ -117,15 +117,17 @@ def test_quantizing_a_tiny_detector_keeps_its_ends_in_floats_and_its_maps_close(
     import onnxruntime
 
     _tiny_detector(tmp_path / "tiny.onnx")
-    quantize(tmp_path / "tiny.onnx", tmp_path / "tiny.int8.onnx", _images(6))
-    model = onnx.load(str(tmp_path / "tiny.int8.onnx"))
+    quantize(tmp_path / "tiny.onnx", tmp_path / "new" / "tiny.int8.onnx", _images(6))
+    assert [p.name for p in (tmp_path / "new").iterdir()] == ["tiny.int8.onnx"]  # nothing half-written left
+    model = onnx.load(str(tmp_path / "new" / "tiny.int8.onnx"))
     assert sorted(float_ends(model)) == ["first", "head"]
     dequantized = {n.output[0] for n in model.graph.node if n.op_type == "DequantizeLinear"}
     by_name = {n.name: n for n in model.graph.node}
     assert by_name["first"].input[1] not in dequantized and by_name["head"].input[1] not in dequantized
     assert by_name["middle"].input[1] in dequantized
     image = next(_images(1, seed=9))
-    run = [onnxruntime.InferenceSession(str(tmp_path / name)) for name in ("tiny.onnx", "tiny.int8.onnx")]
+    paths = (tmp_path / "tiny.onnx", tmp_path / "new" / "tiny.int8.onnx")
+    run = [onnxruntime.InferenceSession(str(path)) for path in paths]
     exact, approx = (s.run(None, {"image": image})[0] for s in run)
     assert exact.shape == approx.shape
     assert np.abs(approx - exact).max() <= 0.05 * np.abs(exact).max()

@@ -39,7 +39,7 @@ import numpy as np
 import onnx
 from onnx import version_converter
 
-from vision.indices import MODEL, MODEL_INT8, READER, TURNER, IndexDetector, model_path, network_input
+from vision.indices import MODEL, MODEL_INT8, READER, TURNER, IndexDetector, ModelError, model_path, network_input
 from vision.photo_set import PhotoSetError, load, split
 from vision.scan import scan
 
@@ -120,23 +120,27 @@ def quantize(model: Path, out: Path, images: Iterable[np.ndarray], ends_in_float
             blob = next(feed, None)
             return None if blob is None else {name: blob}
 
-    with tempfile.TemporaryDirectory() as tmp:
-        converted, prepared = Path(tmp, "opset13.onnx"), Path(tmp, "prepared.onnx")
-        onnx.save(version_converter.convert_version(loaded, OPSET), str(converted))
-        # Shapes are symbolic (any image size), which onnxruntime's symbolic inference cannot follow.
-        quant_pre_process(str(converted), str(prepared), skip_symbolic_shape=True)
-        written = out.with_suffix(".tmp")
-        quantize_static(
-            str(prepared),
-            str(written),
-            Images(),
-            quant_format=QuantFormat.QDQ,
-            per_channel=True,
-            activation_type=QuantType.QUInt8,
-            weight_type=QuantType.QInt8,
-            nodes_to_exclude=keep,
-        )
-    written.replace(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written = out.with_suffix(".tmp")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            converted, prepared = Path(tmp, "opset13.onnx"), Path(tmp, "prepared.onnx")
+            onnx.save(version_converter.convert_version(loaded, OPSET), str(converted))
+            # Shapes are symbolic (any image size), which onnxruntime's symbolic inference cannot follow.
+            quant_pre_process(str(converted), str(prepared), skip_symbolic_shape=True)
+            quantize_static(
+                str(prepared),
+                str(written),
+                Images(),
+                quant_format=QuantFormat.QDQ,
+                per_channel=True,
+                activation_type=QuantType.QUInt8,
+                weight_type=QuantType.QInt8,
+                nodes_to_exclude=keep,
+            )
+        written.replace(out)
+    finally:
+        written.unlink(missing_ok=True)  # a run stopped halfway leaves no half-written file
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -153,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _detector(args.model)  # before the photos are read with it
         quantize(args.model, args.out, calibration_images(args.model, args.every), not args.all_integer)
-    except QuantizeError as e:
+    except (QuantizeError, ModelError) as e:
         sys.exit(f"error: {e}")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
 
