@@ -26,8 +26,9 @@ def _initializers(model) -> dict[str, np.ndarray]:
     return {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
 
 
-def _quantized_weights(model) -> dict[str, np.ndarray]:
-    """Each weight the 8-bit model stores in integers, as its floats (by the float model's name)."""
+def _quantized_weights(model) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each weight the 8-bit model stores in integers, as its floats with its step (by the float
+    model's name)."""
     values = _initializers(model)
     out = {}
     for node in model.graph.node:
