@@ -111,7 +111,7 @@ def _tiny_detector(path: Path, image_into_two: bool = False) -> None:
 
 def _images(count: int, seed: int = 1):
     rng = np.random.default_rng(seed)
-    return iter([network_input(rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)) for _ in range(count)])
+    return [network_input(rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)) for _ in range(count)]
 
 
 def test_quantizing_a_tiny_detector_keeps_its_ends_in_floats_and_its_maps_close(tmp_path):
@@ -126,7 +126,7 @@ def test_quantizing_a_tiny_detector_keeps_its_ends_in_floats_and_its_maps_close(
     by_name = {n.name: n for n in model.graph.node}
     assert by_name["first"].input[1] not in dequantized and by_name["head"].input[1] not in dequantized
     assert by_name["middle"].input[1] in dequantized
-    image = next(_images(1, seed=9))
+    image = _images(1, seed=9)[0]
     paths = (tmp_path / "tiny.onnx", tmp_path / "new" / "tiny.int8.onnx")
     run = [onnxruntime.InferenceSession(str(path)) for path in paths]
     exact, approx = (s.run(None, {"image": image})[0] for s in run)
@@ -143,7 +143,7 @@ def test_a_model_that_is_no_detector_or_nothing_to_calibrate_on_is_refused_with_
         quantize(tmp_path / "junk.onnx", tmp_path / "out.onnx", _images(2))
     _tiny_detector(tmp_path / "tiny.onnx")
     with pytest.raises(QuantizeError, match="no images"):
-        quantize(tmp_path / "tiny.onnx", tmp_path / "out.onnx", iter([]))
+        quantize(tmp_path / "tiny.onnx", tmp_path / "out.onnx", [])
     assert not (tmp_path / "out.onnx").exists()
     with pytest.raises(SystemExit):
         main(["--every", "0"])

@@ -29,10 +29,8 @@ The validation half is never used.
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -89,31 +87,27 @@ def float_ends(model: onnx.ModelProto) -> list[str]:
     return first + last
 
 
-def _detector(model: Path) -> onnx.ModelProto:
-    """The ONNX model at ``model``, checked to be a detector (:func:`float_ends`)."""
+def _detector(model: Path) -> tuple[onnx.ModelProto, list[str]]:
+    """The ONNX model at ``model``, checked to be a detector, and its :func:`float_ends`."""
     try:
         loaded = onnx.load(str(model))
     except Exception as e:  # onnx raises protobuf's and its own errors
         raise QuantizeError(f"{model}: not an ONNX model ({e})") from e
-    float_ends(loaded)
-    return loaded
+    return loaded, float_ends(loaded)
 
 
-def quantize(model: Path, out: Path, images: Iterable[np.ndarray], ends_in_floats: bool = True) -> None:
+def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: bool = True) -> None:
     """The detector at ``model`` in 8-bit integers, written to ``out`` (replaced only once whole),
     its activations' ranges calibrated on ``images`` (network inputs: 1 x 3 x H x W floats);
     its first and last convolutions in floats unless ``ends_in_floats`` is false."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    loaded = _detector(model)
-    keep = float_ends(loaded) if ends_in_floats else []
-    name = loaded.graph.input[0].name
-    given = iter(images)
-    first = next(given, None)
-    if first is None:
+    loaded, ends = _detector(model)
+    if not images:
         raise QuantizeError("no images to calibrate the 8-bit detector on")
-    feed = itertools.chain([first], given)
+    name = loaded.graph.input[0].name
+    feed = iter(images)
 
     class Images(CalibrationDataReader):
         def get_next(self) -> dict[str, np.ndarray] | None:
@@ -136,7 +130,7 @@ def quantize(model: Path, out: Path, images: Iterable[np.ndarray], ends_in_float
                 per_channel=True,
                 activation_type=QuantType.QUInt8,
                 weight_type=QuantType.QInt8,
-                nodes_to_exclude=keep,
+                nodes_to_exclude=ends if ends_in_floats else [],
             )
         written.replace(out)
     finally:
