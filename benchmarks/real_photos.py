@@ -248,6 +248,31 @@ def why_missed(half: str = "validation", reader: Path | None = None, model: Path
     return lost
 
 
+def unboxed_reads(photo: Photo, reads: list[IndexRead]) -> list[IndexRead]:
+    """``photo``'s index reads sure that an index lies there (:data:`~vision.cards.PRESENT`) where
+    no labelled box lies near (half a box's size around it) and no left-out index is listed: each
+    is an index the labels left out, or a phantom; which, only an eye can tell
+    (:data:`vision.photo_set.LEFT_OUT` lists those found plain)."""
+    return [
+        r
+        for r in reads
+        if r.heat >= PRESENT
+        and not any(_inside(r.centre, box, grow=0.5) for _, box in photo.boxes)
+        and not any(math.dist(r.centre, at) <= LEFT_OUT_REACH for _, at in photo.unboxed)
+    ]
+
+
+def list_unboxed(half: str = "train", reader: Path | None = None, model: Path | None = None) -> list[str]:
+    """:func:`unboxed_reads` over a half's photos, a line each."""
+    train, validation = split(load())
+    detector = with_shipped(model, reader=reader)
+    lines = []
+    for photo in train if half == "train" else validation:
+        for r in unboxed_reads(photo, photo_reads(detector, photo.image())):
+            lines.append(f"{photo.name}: {r.card} (heat {r.heat:.2f}) at ({r.centre[0]:.0f}, {r.centre[1]:.0f})")
+    return lines
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m benchmarks.real_photos", description=tune.__doc__)
     parser.add_argument("half", nargs="?", default="train", choices=("train", "validation"))
@@ -255,7 +280,16 @@ if __name__ == "__main__":
     parser.add_argument("--model", type=Path, help="another detector (ONNX) than the shipped one")
     parser.add_argument("--by-colour", action="store_true", help="no sweep: the grey and the colour photos' scores")
     parser.add_argument("--misses", action="store_true", help="no sweep: where each card not named was lost")
+    parser.add_argument(
+        "--unboxed", action="store_true", help="no sweep: sure index reads where no box lies and no left-out is listed"
+    )
     args = parser.parse_args()
+    if args.unboxed:
+        lines = list_unboxed(args.half, args.reader, args.model)
+        print(f"sure reads where no index is labelled or listed: {len(lines)}")
+        for line in lines:
+            print(f"   {line}")
+        raise SystemExit
     if args.misses:
         for how, cards in why_missed(args.half, args.reader, args.model).items():
             print(f"{how}: {len(cards)}")

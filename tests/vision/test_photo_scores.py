@@ -91,3 +91,17 @@ def test_a_card_not_named_is_lost_where_its_best_read_says():
     surely_misread = [index("7C", (115, 125), 0.9), index("QD", (515, 125), 0.9)]
     assert [how for how, _ in lost_where(PHOTO, surely_misread)] == ["there, misread"]
     assert [how for how, _ in lost_where(PHOTO, [])] == ["no read at all", "no read at all"]
+
+
+def test_a_sure_read_where_no_box_lies_and_no_left_out_index_is_listed_is_unboxed():
+    from benchmarks.real_photos import unboxed_reads
+
+    photo = Photo(PHOTO.name, PHOTO.source, PHOTO.path, PHOTO.boxes, ((card("7C"), (700.0, 300.0)),))
+    reads = [
+        index("7C", (115, 125), 0.9),  # in the 7C's box
+        index("QH", (535, 155), 0.9),  # beside the QH's box, within half its size
+        index("7C", (705, 295), 0.9),  # the listed corner the labels left out
+        index("AS", (20, 620), 0.45),  # not sure an index is there
+        index("AS", (20, 600), 0.6),
+    ]
+    assert [(str(r.card), r.centre) for r in unboxed_reads(photo, reads)] == [("AS", (20, 600))]

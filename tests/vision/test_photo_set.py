@@ -5,10 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.cards import card
-from vision.photo_set import CORRECTIONS, LEFT_OUT, Correction, LeftOut, PhotoSetError, default_root, load, split
+from vision.photo_set import (
+    CORRECTIONS,
+    LEFT_OUT,
+    Correction,
+    LeftOut,
+    PhotoSetError,
+    default_root,
+    load,
+    split,
+    training_crop,
+)
 
 
 def write_set(root: Path, labels: dict[str, list[tuple[str, list[float]]]]) -> Path:
@@ -35,14 +46,31 @@ def test_a_correction_that_no_longer_fits_its_label_file_is_refused(tmp_path):
         load(root, corrections=(Correction("IMG_1", 3, "4S", "3S"),))
 
 
-def test_an_index_the_labels_left_out_goes_with_its_photo_and_one_a_label_names_is_refused(tmp_path):
+def test_an_index_the_labels_left_out_goes_with_its_photo_and_one_in_a_box_is_refused(tmp_path):
     root = write_set(tmp_path, {"IMG_1": [("4S", [0, 0, 10, 20])], "IMG_2": [("9H", [0, 0, 10, 20])]})
     first, second = load(root, corrections=(), left_out=(LeftOut("IMG_1", "AS", (400, 580)),))
-    assert first.left_out == ((card("AS"), (400.0, 580.0)),) and second.left_out == ()
-    with pytest.raises(PhotoSetError, match=r"IMG_1\.json: 4S is listed as left out, but a label names it"):
+    assert first.left_out == first.unboxed == ((card("AS"), (400.0, 580.0)),) and second.unboxed == ()
+    with pytest.raises(PhotoSetError, match=r"IMG_1\.json: 4S at \(5, 10\) is listed as left out, but lies in a box"):
         load(root, corrections=(), left_out=(LeftOut("IMG_1", "4S", (5, 10)),))
     with pytest.raises(PhotoSetError, match="IMG_2: left-out index 'XX'"):
         load(root, corrections=(), left_out=(LeftOut("IMG_2", "XX", (5, 10)),))
+
+
+def test_the_other_corner_of_a_labelled_card_is_taught_but_not_set_aside_in_scoring(tmp_path):
+    # A read of the 4S is right wherever its index: only a card no label names is set aside.
+    root = write_set(tmp_path, {"IMG_1": [("4S", [0, 0, 10, 20]), ("9H", [100, 100, 120, 124])]})
+    (photo,) = load(root, corrections=(), left_out=(LeftOut("IMG_1", "4S", (300, 400)),))
+    assert photo.unboxed == ((card("4S"), (300.0, 400.0)),) and photo.left_out == ()
+    # Taught in a box of the photo's median box size (15 x 22 px) about its point.
+    assert photo.taught_boxes() == (*photo.boxes, (card("4S"), (292.5, 389.0, 307.5, 411.0)))
+
+
+def test_a_training_crop_teaches_the_indices_the_labels_left_out(tmp_path):
+    root = write_set(tmp_path, {"IMG_1": [("4S", [100, 100, 120, 130])]})
+    (photo,) = load(root, corrections=(), left_out=(LeftOut("IMG_1", "9H", (300, 200)),))
+    image = np.full((480, 640, 3), 200, np.uint8)
+    _, marks = training_crop(np.random.default_rng(0), photo, image, 256)
+    assert sorted(str(c) for _, _, c, _ in marks) == ["4S", "9H"]
 
 
 def test_a_label_that_is_not_a_card_is_refused_with_its_file(tmp_path):
@@ -78,4 +106,4 @@ def test_every_shipped_correction_fits_the_shared_set():
 def test_every_left_out_index_is_of_a_photo_in_the_shared_set():
     photos = {p.name: p for p in load()}
     for entry in LEFT_OUT:
-        assert card(entry.card) in [c for c, _ in photos[entry.photo].left_out]
+        assert (card(entry.card), entry.at) in photos[entry.photo].unboxed

@@ -153,10 +153,11 @@ def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
     found: dict[str, list[tuple]] = {}
     for photo in photos:
         image = photo.image()
-        heights = [max(b[2] - b[0], b[3] - b[1]) for _, b in photo.boxes] or [40.0]
+        boxes = photo.taught_boxes()
+        heights = [max(b[2] - b[0], b[3] - b[1]) for _, b in boxes] or [40.0]
         reads = detector.detect(image, FIND_AT / (0.85 * float(np.median(heights))))
         kept = []
-        for card, (x0, y0, x1, y1) in photo.boxes:
+        for card, (x0, y0, x1, y1) in boxes:
             inside = [r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1]
             if inside:
                 r = max(inside, key=lambda r: r.heat)
