@@ -1,0 +1,54 @@
+"""The selection benchmark (benchmarks.selection): the shipped models against others, on the
+sets models are chosen on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.selection import Figure, main, table
+from vision.indices import default_backend, default_model
+from vision.photo_set import default_root
+
+
+def test_the_two_sets_of_figures_stand_side_by_side_a_measure_a_line():
+    shipped = [Figure("training photos, right / wrong", 565, 5, 586), Figure("tricks exact", 95, 1, 96, 0)]
+    given = [Figure("training photos, right / wrong", 566, 4, 586), Figure("tricks exact", 96, 0, 96, 0)]
+    lines = table(shipped, given).splitlines()
+    assert lines[1].endswith("566 / 4 of 586") and "565 / 5 of 586" in lines[1]
+    assert lines[2].endswith("96 of 96 (0 wrong, 0 missed)") and "95 of 96 (1 wrong, 0 missed)" in lines[2]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        ([], "give a model to compare"),
+        (["--model", "no-such.onnx"], "no-such.onnx: no such model file"),
+        (["--model", "x", "--tricks", "0"], "must be at least 1"),
+    ],
+)
+def test_a_comparison_without_a_model_or_with_a_missing_one_is_refused_with_why(argv, says, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and says in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not (default_root() / "labels").is_dir(), reason="the shared photo set is not beside the repository"
+)
+def test_the_shipped_detector_given_by_path_reads_every_selection_set_as_the_shipped_one(capsys):
+    main(
+        ["--model", str(default_model(default_backend())), "--scenes", "1", "--tricks", "1", "--photos", "3", "--json"]
+    )
+    figures = json.loads(capsys.readouterr().out)
+    assert [f["measure"] for f in figures["shipped"]] == [
+        "training photos, right / wrong",
+        "rendered seed 12, 720p",
+        "rendered seed 12, 1080p",
+        "rendered seeds 13-14, 720p",
+        "tricks exact",
+    ]
+    assert figures["shipped"] == figures["given"]
+    assert all(f["right"] > 0 for f in figures["shipped"])
