@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import cast
 
 from benchmarks.tricks import DESIGNS, measure
-from benchmarks.vision import real_figures, rendered_figures
+from benchmarks.vision import AccuracyFigure, real_figures, rendered_figures
 from vision.decks import deck_available
 from vision.indices import IndexDetector, ModelError, with_shipped
 
@@ -47,7 +47,7 @@ class Figure:
         return f"{self.right} of {self.of} ({self.wrong} wrong, {self.missed} missed)"
 
 
-def _summed(name: str, figures: list) -> Figure:
+def _summed(name: str, figures: list[AccuracyFigure]) -> Figure:
     return Figure(name, sum(f.right for f in figures), sum(f.wrong for f in figures), sum(f.cards for f in figures))
 
 
@@ -63,7 +63,7 @@ def selection_figures(
     out = []
     real = [f for f in real_figures(photos, detector, half="train") if f.source.endswith(": all")]
     out.append(_summed("training photos, right / wrong", real))
-    progress(str(out[-1]))
+    progress(f"{out[-1].measure}: {out[-1]}")
     rendered = (
         ("rendered seed 12, 720p", (1280, 720), (12,), scenes),
         ("rendered seed 12, 1080p", (1920, 1080), (12,), max(1, scenes * 2 // 3)),
@@ -71,7 +71,7 @@ def selection_figures(
     )
     for name, size, seeds, count in rendered:
         out.append(_summed(name, rendered_figures(count, size, seeds, detector)))
-        progress(str(out[-1]))
+        progress(f"{out[-1].measure}: {out[-1]}")
     played = [measure(d, tricks, 0, detector) for d in DESIGNS if d == "project" or deck_available(d)]
     out.append(
         Figure(
@@ -82,7 +82,7 @@ def selection_figures(
             sum(cast(int, r["missed"]) for r in played),
         )
     )
-    progress(str(out[-1]))
+    progress(f"{out[-1].measure}: {out[-1]}")
     return out
 
 
