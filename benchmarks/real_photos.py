@@ -146,8 +146,7 @@ def evaluate(
 ) -> dict[str, PhotoScore]:
     """Scores per group of photos (by default their source: "phone", "webcam") and over all
     ("all", last), for ``read`` (image -> cards)."""
-    train, validation = split(load())
-    photos = validation if half == "validation" else train
+    photos = half_of(half)
     scores: dict[str, PhotoScore] = {}
     for photo in photos[:limit]:
         image = photo.image()
@@ -158,6 +157,12 @@ def evaluate(
             score_photo(scores.setdefault(key, PhotoScore()), photo, found)
             scores[key].times_ms.append(ms)
     return {key: scores[key] for key in sorted(scores, key=lambda k: (k == "all", k))}
+
+
+def half_of(half: str) -> list[Photo]:
+    """The photos of one half of the set: "train" or "validation"."""
+    train, validation = split(load())
+    return train if half == "train" else validation
 
 
 def colour_of(_photo: Photo, image: np.ndarray) -> str:
@@ -175,9 +180,8 @@ def tune(
     confidence, the lead over the runner-up, the presence and a lone index's own bar; then, with
     those at their defaults, each value of a pair's agreement, of a pair corner's faintness and
     of the probability that names a card however faint (1.01: never)."""
-    train, validation = split(load())
     detector = with_shipped(model, reader=reader, least=PEAK)  # the least heat tried below: the reader reads those too
-    reads = [(p, photo_reads(detector, p.image())) for p in (train if half == "train" else validation)]
+    reads = [(p, photo_reads(detector, p.image())) for p in half_of(half)]
     grid = [
         Thresholds(accept, lead, present, lone)
         for accept, lead, present, lone in itertools.product(
@@ -239,10 +243,9 @@ def _names(read: Card, label: Card) -> bool:
 
 def why_missed(half: str = "validation", reader: Path | None = None, model: Path | None = None) -> dict[str, list[str]]:
     """:func:`lost_where` over a half's photos, every peak read (as in :func:`tune`)."""
-    train, validation = split(load())
     detector = with_shipped(model, reader=reader, least=PEAK)
     lost: dict[str, list[str]] = {}
-    for photo in train if half == "train" else validation:
+    for photo in half_of(half):
         for how, example in lost_where(photo, photo_reads(detector, photo.image())):
             lost.setdefault(how, []).append(example)
     return lost
@@ -264,10 +267,9 @@ def unboxed_reads(photo: Photo, reads: list[IndexRead]) -> list[IndexRead]:
 
 def list_unboxed(half: str = "train", reader: Path | None = None, model: Path | None = None) -> list[str]:
     """:func:`unboxed_reads` over a half's photos, a line each."""
-    train, validation = split(load())
     detector = with_shipped(model, reader=reader)
     lines = []
-    for photo in train if half == "train" else validation:
+    for photo in half_of(half):
         for r in unboxed_reads(photo, photo_reads(detector, photo.image())):
             lines.append(f"{photo.name}: {r.card} (heat {r.heat:.2f}) at ({r.centre[0]:.0f}, {r.centre[1]:.0f})")
     return lines

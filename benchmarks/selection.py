@@ -21,13 +21,13 @@ import argparse
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import cast
 
+from benchmarks.model_options import add_model_options, given_detector
 from benchmarks.tricks import DESIGNS, measure
 from benchmarks.vision import AccuracyFigure, real_figures, rendered_figures
 from vision.decks import deck_available
-from vision.indices import IndexDetector, ModelError, with_shipped
+from vision.indices import IndexDetector
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +97,7 @@ def table(shipped: list[Figure], given: list[Figure]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.selection", description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, help="another index detector (ONNX) than the shipped one")
-    parser.add_argument("--reader", type=Path, help="another reader than the shipped one")
-    parser.add_argument("--turner", type=Path, help="another turner than the shipped one")
+    add_model_options(parser)
     parser.add_argument("--scenes", type=int, default=30, help="rendered scenes a design and seed at 720p")
     parser.add_argument("--tricks", type=int, default=24, help="tricks a design")
     parser.add_argument("--photos", type=int, help="read only this many training photos (a quick look)")
@@ -107,16 +105,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.scenes < 1 or args.tricks < 1 or (args.photos is not None and args.photos < 1):
         parser.error("--scenes, --tricks and --photos must be at least 1")
-    given = [p for p in (args.model, args.reader, args.turner) if p is not None]
-    if not given:
+    candidate = given_detector(parser, args)
+    if candidate is None:
         parser.error("give a model to compare with the shipped ones (--model, --reader or --turner)")
-    for path in given:
-        if not path.is_file():
-            parser.error(f"{path}: no such model file")
-    try:
-        candidate = with_shipped(args.model, args.reader, args.turner)
-    except ModelError as exc:
-        parser.error(str(exc))
     say = (lambda _line: None) if args.json else (lambda line: print(f"   {line}", flush=True))
     figures = {}
     for name, detector in (("shipped", None), ("given", candidate)):

@@ -14,15 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from benchmarks.model_options import add_model_options, given_detector
 from engine.cards import CARDS, Card
 from simulators.camera import Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
 from vision.decks import deck_available, deck_faces
-from vision.indices import IndexDetector, ModelError, with_shipped
+from vision.indices import IndexDetector
 from vision.mat import MatLayout
 from vision.observe import FrameObservation, Observer
 from vision.tracker import CardPlayed, Tracker, TrackerSettings, TrickCleared
@@ -99,22 +99,12 @@ def main() -> None:
     parser.add_argument("--tricks", type=int, default=24, help="tricks per design")
     parser.add_argument("--seed", type=int, default=0, help="the first trick's seed")
     parser.add_argument("--design", action="append", help="a design to play (repeat; default: all four)")
-    parser.add_argument("--model", type=Path, help="another index detector (ONNX) than the shipped one")
-    parser.add_argument("--reader", type=Path, help="another reader than the shipped one")
-    parser.add_argument("--turner", type=Path, help="another turner than the shipped one")
+    add_model_options(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.tricks < 1:
         parser.error("--tricks must be at least 1")
-    for path in (args.model, args.reader, args.turner):
-        if path is not None and not path.is_file():
-            parser.error(f"{path}: no such model file")
-    detector = None
-    if args.model or args.reader or args.turner:
-        try:
-            detector = with_shipped(args.model, args.reader, args.turner)
-        except ModelError as exc:
-            parser.error(str(exc))
+    detector = given_detector(parser, args)
     designs = args.design or list(DESIGNS)
     unknown = [d for d in designs if d not in DESIGNS]
     if unknown:

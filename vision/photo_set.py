@@ -186,8 +186,8 @@ def load(
         except (ValueError, KeyError, TypeError) as e:
             raise PhotoSetError(f"{path.name}: {e}") from e
         source = "webcam" if path.stem.startswith("WIN_") else "phone"
-        unlabelled = _left_out(path.stem, boxes, left_out)
-        photos.append(Photo(path.stem, source, root / "images" / f"{path.stem}.jpg", boxes, unlabelled))  # type: ignore[arg-type]
+        unboxed = _left_out(path.stem, boxes, left_out)
+        photos.append(Photo(path.stem, source, root / "images" / f"{path.stem}.jpg", boxes, unboxed))  # type: ignore[arg-type]
     return photos
 
 
