@@ -50,8 +50,9 @@ def run_simulated_table(
         store=store,
         club=club,
     )
-    rig = SimulatedTableRig(options)
     progress = _HandProgress(hands) if quiet else None
+    # Nothing between the rig and its try: a signal there would leave the rig's folders behind.
+    rig = SimulatedTableRig(options)
     try:
         rig.start()
         if stop_requested():

@@ -14,7 +14,6 @@ import logging
 import os
 import random
 import select
-import shutil
 import tempfile
 import time
 import tty
@@ -42,8 +41,10 @@ class PtyLink:
         self.faults = faults
         self._to_host = random.Random(seed * 2 + 1)
         self._from_host = random.Random(seed * 2 + 2)
-        self._dir = tempfile.mkdtemp(prefix="croupier-dealer-")
-        self.path = os.path.join(self._dir, "dealer")
+        # A TemporaryDirectory, not mkdtemp: its folder goes at the interpreter's exit even when a
+        # signal lands before anyone holds this link to close it (a table stopped as it starts).
+        self._folder = tempfile.TemporaryDirectory(prefix="croupier-dealer-")
+        self.path = os.path.join(self._folder.name, "dealer")
         self._master: int | None = None
         self._slave: int | None = None
         self._down_until: float | None = None
@@ -92,7 +93,7 @@ class PtyLink:
     def close(self) -> None:
         self._close()
         self._down_until = None
-        shutil.rmtree(self._dir, ignore_errors=True)
+        self._folder.cleanup()
 
     # --- bytes -----------------------------------------------------------------------------------
 

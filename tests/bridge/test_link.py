@@ -274,3 +274,21 @@ def test_events_sent_while_the_port_was_away_are_not_lost():
     assert sim.result.status == "complete", sim.result.message
     assert sim.result.stats.reconnects == 1
     check_deal(sim, plan, len(stack))
+
+
+def test_a_pty_link_never_closed_leaves_no_folder_when_the_program_ends(tmp_path):
+    # A signal that stops the table just after the link was made gives nobody the link to close:
+    # its folder must still go when the interpreter exits.
+    import os
+    import subprocess
+    import sys
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    program = "from simulators.serial_link import PtyLink\nlink = PtyLink()\nprint(link.path)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", program], env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert str(scratch) in done.stdout  # the link was made in the scratch folder
+    assert list(scratch.iterdir()) == []
