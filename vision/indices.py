@@ -109,8 +109,13 @@ def with_shipped(
     """A detector for measuring other models by: the detector, the reader and the turner each the
     file given, else the shipped one. (:class:`IndexDetector` looks for the reader and the turner
     beside the files it is given, and a run folder holds one new model: a reader measured from its
-    run folder was read without the turner.)"""
-    return IndexDetector(model, reader=reader or model_path(READER), turner=turner or model_path(TURNER), **options)
+    run folder was read without the turner.) A reader of another window than the shipped turner's
+    is measured as it would be shipped, as its own turner: the shipped turner cannot set its
+    crops upright."""
+    reader = reader or model_path(READER)
+    if turner is None and _window_of(Path(reader)) == _window_of(model_path(TURNER)):
+        turner = model_path(TURNER)
+    return IndexDetector(model, reader=reader, turner=turner, **options)
 
 
 class _Runtime:

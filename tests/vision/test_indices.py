@@ -128,6 +128,18 @@ def test_a_reader_measured_from_its_run_folder_is_read_with_the_shipped_turner(t
     assert measured.reader is not shipped.reader and measured.path == shipped.path
 
 
+def test_a_reader_of_another_window_is_measured_as_its_own_turner(tmp_path):
+    import shutil
+
+    from vision.index_crops import WITH_CONTEXT, write_spec
+    from vision.indices import model_path, with_shipped
+
+    shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")
+    write_spec(tmp_path / "reader.onnx", WITH_CONTEXT)  # the shipped turner cuts the index alone
+    measured = with_shipped(reader=tmp_path / "reader.onnx")
+    assert measured.turner is None and measured.crop == WITH_CONTEXT
+
+
 def _peak(height: float, heat: float = 0.9, centre: tuple[float, float] = (10.0, 10.0)):
     """A heat-map peak pointing up, with no opinion of its rank or suit."""
     from vision.indices import _Peak
