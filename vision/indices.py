@@ -39,7 +39,7 @@ TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, i
 # The height to scale an index to when its size is known (the mat). At 24 px, the reader's crops
 # cut from the region as the camera saw it (_crop_source), more cards were read right than at 30
 # px, on the training photos, rendered scenes and the tricks, from two thirds of the detector's
-# pixels (docs/vision.md, "Scale" and "Detectors and scales compared").
+# pixels (docs/vision.md, "Scale"; the figures are in commit 8ba4ddb's message).
 BEST_HEIGHT = 24.0
 SURE = 0.5  # a read this sure that an index lies there is an index (the cards' PRESENT)
 FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
