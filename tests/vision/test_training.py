@@ -188,3 +188,64 @@ def test_a_real_photo_s_joker_is_taught_as_a_joker_but_not_as_which_one():
 
     # Whichever joker it is taught as costs more than not being taught which.
     assert all(loss(UNTOLD) < loss(s) for s in range(len(SUITS)))
+
+
+def _read_at(centre: tuple[float, float], height: float, heat: float):
+    from vision.indices import IndexRead
+
+    return IndexRead(centre, height, 0.7 * height, 0.0, None, heat, heat)
+
+
+def test_the_detector_s_false_peaks_are_those_on_no_index_surest_first():
+    from vision.training.reader import false_peaks
+
+    indices = [((50.0, 50.0), 20.0), ((150.0, 60.0), 30.0)]
+    reads = [
+        _read_at((52.0, 55.0), 20.0, 0.9),  # on the first index
+        _read_at((150.0, 80.0), 40.0, 0.6),  # a tall read whose centre lies on the second
+        _read_at((100.0, 150.0), 20.0, 0.3),  # a pip, say
+        _read_at((20.0, 150.0), 25.0, 0.5),
+    ]
+    assert false_peaks(reads, indices) == [((20.0, 150.0), 25.0, 0.0), ((100.0, 150.0), 20.0, 0.0)]
+    assert false_peaks(reads, []) == [(r.centre, r.height, r.up_deg) for r in sorted(reads, key=lambda r: -r.heat)]
+
+
+def test_hard_negatives_teach_the_table_detector_s_peaks_off_every_index_as_no_index(monkeypatch):
+    from vision.training import reader
+    from vision.training.reader import KNOWN, NEITHER, Crops
+    from vision.training.targets import rank_class
+
+    # One scene over and over: a grey table, one seven of clubs, a joker whose index is a word
+    # across the card (green), and a red patch where the table's detector sees an index at every
+    # scale (a phantom: no index lies there). It sees one at the word's end too, which is no phantom.
+    image = np.full((256, 256, 3), 128, np.uint8)
+    image[10:70, 10:70] = (0, 0, 255)
+    image[110:130, 160:240] = (0, 255, 0)
+    seven = synth.IndexLabel((200.0, 200.0), 24.0, 17.0, 0.0, card("7C"), "target")
+    joker = synth.IndexLabel((200.0, 120.0), 12.0, 72.0, 0.0, card("LJ"), "target")
+    monkeypatch.setattr(reader.synth, "scene", lambda rng, pool: (image.copy(), [seven, joker]))
+
+    class Detector:
+        def detect(self, image, scale=1.0):
+            return [_read_at((40.0, 40.0), 20.0, 0.6), _read_at((228.0, 120.0), 12.0, 0.6)]
+
+    monkeypatch.setattr(reader, "_table_detector", Detector)
+
+    def items(hard: int) -> list:
+        crops = iter(Crops(seed=6, start_step=0, real={}, real_share=0.0, hard=hard))
+        return [next(crops) for _ in range(30)]
+
+    def red(x) -> bool:  # the pair's first crop (channels first, BGR in 0-1) lies on the red patch
+        return bool(x[0, 2].mean() > 0.8 and x[0, 0].mean() < 0.2)
+
+    def green(x) -> bool:
+        return bool(x[0, 1].mean() > 0.6 and x[0, 2].mean() < 0.2)
+
+    for hard, phantoms in ((0, 0), (2, 2)):
+        got = items(hard)
+        sevens = sum(int(kind) == KNOWN and int(rank) == rank_class(card("7C")) for _, rank, _, kind, _ in got)
+        on_patch = [int(kind) for x, _, _, kind, _ in got if red(x)]
+        assert sevens >= 5 and all(kind == NEITHER for kind in on_patch)
+        # Each scene: its seven, a random place off it, and with hard negatives the phantom twice.
+        assert len(on_patch) >= phantoms * (sevens - 1) and len(on_patch) <= phantoms * sevens + sevens
+        assert not [x for x, _, _, kind, _ in got if green(x) and int(kind) == NEITHER]

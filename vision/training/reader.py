@@ -138,10 +138,71 @@ def _shaken(rng: np.random.Generator, pair: np.ndarray) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
+# A synthetic scene's false peaks are looked for at one of these scales too: a pyramid's octave
+# steps (vision.indices.pyramid_scales), where a photo's pips pass for indices.
+OTHER_SCALES = (0.5, 0.71, 1.41, 2.0)
+
+
+# Where the detector's false peaks come from (--hard-negatives): the one the table runs.
+def _table_detector():
+    from vision.indices import IndexDetector, default_model
+
+    return IndexDetector(default_model("onnxruntime"), backend="onnxruntime", read_upright=False)
+
+
+def false_peaks(reads: list, indices: list[tuple[tuple[float, float], float]]) -> list[tuple]:
+    """The detector's peaks (``reads``) that lie on no index (``indices``: centre and size, its
+    longer side, every index in the image, however little of it is in view): each (centre,
+    height, up direction), surest first. Most are a pip, a court picture's glyph or a speck of
+    texture, which the detector takes for an index now and then and the reader should call no
+    index. (The longer side: a joker's index may be a word across the card, whose letters lie
+    further from its centre than its height, and are its index all the same.)"""
+    away = [r for r in reads if all(math.dist(r.centre, centre) > 0.7 * max(h, r.height) for centre, h in indices)]
+    return [(r.centre, r.height, r.up_deg) for r in sorted(away, key=lambda r: -r.heat)]
+
+
+def negative_pairs(
+    rng: np.random.Generator, image: np.ndarray, peaks: list[tuple], most: int, crop: CropSpec = INDEX_ONLY
+) -> list[tuple]:
+    """No-index pairs (both crops no index) at up to ``most`` of ``peaks`` (:func:`false_peaks`),
+    cut as the table would cut them, a little off."""
+    out = []
+    for (cx, cy), h, up in peaks[:most]:
+        centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
+        pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
+        out.append((pair, NONE, 0, NEITHER, math.nan))
+    return out
+
+
 # The height (px) the training photos' indices are brought to for the detector to find them: the
 # table's scale when the shipped reader was trained (30 px; the table now runs at 24, BEST_HEIGHT),
 # kept so that the reader's command, given the detector it was trained with, makes the same reader.
 FIND_AT = 30.0
+
+
+def _photo_scale(boxes, height: float) -> float:
+    """The scale that brings a photo's indices (its labelled ``boxes``) to ``height`` pixels."""
+    heights = [max(b[2] - b[0], b[3] - b[1]) for _, b in boxes] or [40.0]
+    return height / (0.85 * float(np.median(heights)))
+
+
+def photo_false_peaks(photos: list) -> dict[str, list[tuple]]:
+    """For each training photo, the table's detector's peaks on no labelled or listed index, at
+    the table's scale (:data:`vision.indices.BEST_HEIGHT`) and at each scale of a photo's pyramid
+    (:func:`vision.indices.pyramid_scales`), where most of them lie: a pip or a court picture's
+    glyph looks like an index at a scale the indices are not: (centre, height, up direction)."""
+    from vision.indices import BEST_HEIGHT, pyramid_scales
+
+    detector = _table_detector()
+    out: dict[str, list[tuple]] = {}
+    for photo in photos:
+        boxes = photo.taught_boxes()
+        image = photo.image()
+        scales = [_photo_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
+        reads = [r for scale in scales for r in detector.detect(image, scale)]
+        indices = [(((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0)) for _, (x0, y0, x1, y1) in boxes]
+        out[photo.name] = false_peaks(reads, indices)
+    return out
 
 
 def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
@@ -154,8 +215,7 @@ def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
     for photo in photos:
         image = photo.image()
         boxes = photo.taught_boxes()
-        heights = [max(b[2] - b[0], b[3] - b[1]) for _, b in boxes] or [40.0]
-        reads = detector.detect(image, FIND_AT / (0.85 * float(np.median(heights))))
+        reads = detector.detect(image, _photo_scale(boxes, FIND_AT))
         kept = []
         for card, (x0, y0, x1, y1) in boxes:
             inside = [r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1]
@@ -175,10 +235,16 @@ class Crops(IterableDataset):
         real_share: float,
         crop: CropSpec = INDEX_ONLY,
         grey: float = 0.0,
+        hard: int = 0,
+        false: dict[str, list[tuple]] | None = None,
     ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
         self.crop = crop
         self.grey = grey  # the share of synthetic scenes made grey besides the generator's own
+        # Up to this many of the table detector's false peaks a scene or photo taught as no index
+        # (``false``: the training photos', :func:`photo_false_peaks`; a scene's are found as drawn).
+        self.hard = hard
+        self.false = false or {}
 
     def __iter__(self):
         from engine.cards import Card
@@ -190,6 +256,7 @@ class Crops(IterableDataset):
         photos = {p.name: p for p in photo_set.load()} if self.real else {}
         names = sorted(n for n, f in self.real.items() if f)
         images: dict[str, np.ndarray] = {}
+        detector = _table_detector() if self.hard else None
         while True:
             if names and rng.random() < self.real_share:
                 name = names[int(rng.integers(len(names)))]
@@ -197,14 +264,31 @@ class Crops(IterableDataset):
                     images[name] = photos[name].image()
                 found = [(Card.from_str(c), centre, h, up) for c, centre, h, up in self.real[name]]
                 pairs = real_pairs(rng, images[name], found, self.crop)
+                false = _some_of(rng, self.false.get(name, []), self.hard)
+                pairs += [
+                    (_shaken(rng, p), *rest)
+                    for p, *rest in negative_pairs(rng, images[name], false, self.hard, self.crop)
+                ]
             else:
                 image, labels = synth.scene(rng, pool)
                 if self.grey and rng.random() < self.grey:  # suits by their shape alone
                     image = synth.grey(image)
                 pairs = scene_pairs(rng, image, labels, self.crop)
+                if detector is not None:  # as drawn, and at one of a photo pyramid's other scales
+                    scale = float(rng.choice(OTHER_SCALES))
+                    reads = detector.detect(image) + detector.detect(image, scale)
+                    false = false_peaks(reads, [(lb.centre, max(lb.height, lb.width)) for lb in labels])
+                    pairs += negative_pairs(rng, image, _some_of(rng, false, self.hard), self.hard, self.crop)
             for pair, rank, suit, kind, turn in pairs:
                 x = torch.from_numpy(np.ascontiguousarray(pair.transpose(0, 3, 1, 2))).float() / 255
                 yield x, rank, suit, kind, np.float32(turn)
+
+
+def _some_of(rng: np.random.Generator, peaks: list[tuple], most: int) -> list[tuple]:
+    """Up to ``most`` of ``peaks`` (surest first), drawn from the surest three times as many: the
+    surest are the likeliest phantoms, and the same few every time would be learned by heart."""
+    pool = peaks[: 3 * most]
+    return [pool[k] for k in sorted(rng.permutation(len(pool))[:most])]
 
 
 def pair_loss(
@@ -248,7 +332,8 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     real: dict[str, list[tuple]] = {}
     if args.real_share > 0:
         real = _detector_finds(run.folder, Path(args.detector))
-    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey)
+    false = _false_peaks(run.folder) if args.hard_negatives and args.real_share > 0 else {}
+    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey, args.hard_negatives, false)
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
@@ -291,21 +376,40 @@ def _stages(text: str | None) -> tuple[int, int, int] | None:
     return a, b, c
 
 
-def _detector_finds(run: Path, detector: Path) -> dict[str, list[tuple]]:
+def _per_training_photo(run: Path, name: str, work_out, what: str, without: str) -> dict[str, list[tuple]]:
+    """``work_out(training half)`` (a list per photo), worked out once per run: the run folder
+    keeps it as ``name``. ``what`` names a photo's items in the log; ``without`` is logged when
+    there are no photos."""
     from vision import photo_set
 
-    cache = run / "real_indices.json"
+    cache = run / name
     if cache.is_file():
         return {k: [tuple(v) for v in vs] for k, vs in json.loads(cache.read_text()).items()}
     try:
         train_half, _ = photo_set.split(photo_set.load())
     except photo_set.PhotoSetError as e:
-        log.warning("the reader learns from synthetic crops only: %s", e)
+        log.warning("%s: %s", without, e)
         return {}
-    found = detector_finds(detector, train_half)
+    found = work_out(train_half)
     cache.write_text(json.dumps(found))
-    log.info("%d indices of %d training photos found by the detector", sum(map(len, found.values())), len(found))
+    log.info("%d %s in %d training photos", sum(map(len, found.values())), what, len(found))
     return found
+
+
+def _detector_finds(run: Path, detector: Path) -> dict[str, list[tuple]]:
+    return _per_training_photo(
+        run,
+        "real_indices.json",
+        lambda photos: detector_finds(detector, photos),
+        "indices found by the detector",
+        "the reader learns from synthetic crops only",
+    )
+
+
+def _false_peaks(run: Path) -> dict[str, list[tuple]]:
+    return _per_training_photo(
+        run, "real_false_peaks.json", photo_false_peaks, "false peaks", "no false peaks from the photos"
+    )
 
 
 def export(model: ReaderNet, path: Path) -> None:
@@ -328,6 +432,13 @@ def parser() -> argparse.ArgumentParser:
         "--grey", type=float, default=0.0, help="share of synthetic scenes made grey, besides the generator's 20 %%"
     )
     p.add_argument("--detector", default="vision/models/indices.onnx", help="finds the photos' indices' up direction")
+    p.add_argument(
+        "--hard-negatives",
+        type=int,
+        default=0,
+        metavar="N",
+        help="teach up to N of the table detector's peaks on no index a scene or photo as no index",
+    )
     return p
 
 
