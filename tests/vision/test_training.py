@@ -210,6 +210,15 @@ def test_the_detector_s_false_peaks_are_those_on_no_index_surest_first():
     assert false_peaks(reads, []) == [(r.centre, r.height, r.up_deg) for r in sorted(reads, key=lambda r: -r.heat)]
 
 
+def test_a_negative_count_of_hard_negatives_is_refused_by_name(tmp_path):
+    from vision.training import reader
+
+    argv = ["--run", str(tmp_path / "run"), "--steps", "1", "--hard-negatives", "-1"]
+    with pytest.raises(SystemExit, match="--hard-negatives -1: a count of places"):
+        reader.train(reader.parser().parse_args(argv))
+    assert not (tmp_path / "run").exists()
+
+
 def test_hard_negatives_teach_the_table_detector_s_peaks_off_every_index_as_no_index(monkeypatch):
     from vision.training import reader
     from vision.training.reader import KNOWN, NEITHER, Crops

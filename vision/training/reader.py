@@ -326,6 +326,8 @@ def pair_loss(
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
+    if args.hard_negatives < 0:
+        raise SystemExit(f"--hard-negatives {args.hard_negatives}: a count of places, 0 or more")
     run = Run(args, lambda: ReaderNet(args.width, SPECS[args.crop], not args.no_turn, _stages(args.stages)))
     model = run.model
     step = run.step
