@@ -205,9 +205,10 @@ def test_the_detector_s_false_peaks_are_those_on_no_index_surest_first():
         _read_at((150.0, 80.0), 40.0, 0.6),  # a tall read whose centre lies on the second
         _read_at((100.0, 150.0), 20.0, 0.3),  # a pip, say
         _read_at((20.0, 150.0), 25.0, 0.5),
+        _read_at((21.0, 151.0), 26.0, 0.4),  # the same place, seen at another scale
     ]
     assert false_peaks(reads, indices) == [((20.0, 150.0), 25.0, 0.0), ((100.0, 150.0), 20.0, 0.0)]
-    assert false_peaks(reads, []) == [(r.centre, r.height, r.up_deg) for r in sorted(reads, key=lambda r: -r.heat)]
+    assert false_peaks(reads, []) == [(r.centre, r.height, r.up_deg) for r in sorted(reads[:4], key=lambda r: -r.heat)]
 
 
 def test_a_negative_count_of_hard_negatives_is_refused_by_name(tmp_path):
@@ -250,11 +251,13 @@ def test_hard_negatives_teach_the_table_detector_s_peaks_off_every_index_as_no_i
     def green(x) -> bool:
         return bool(x[0, 1].mean() > 0.6 and x[0, 2].mean() < 0.2)
 
-    for hard, phantoms in ((0, 0), (2, 2)):
+    for hard, phantoms in ((0, 0), (2, 1)):
         got = items(hard)
         sevens = sum(int(kind) == KNOWN and int(rank) == rank_class(card("7C")) for _, rank, _, kind, _ in got)
         on_patch = [int(kind) for x, _, _, kind, _ in got if red(x)]
         assert sevens >= 5 and all(kind == NEITHER for kind in on_patch)
-        # Each scene: its seven, a random place off it, and with hard negatives the phantom twice.
-        assert len(on_patch) >= phantoms * (sevens - 1) and len(on_patch) <= phantoms * sevens + sevens
+        # Each scene: its seven, a random place off it, and with hard negatives the phantom, once
+        # (the detector saw it at two scales, and one place is one peak).
+        # (A random place may fall on the patch now and then: one at most in these few scenes.)
+        assert phantoms * (sevens - 1) <= len(on_patch) <= phantoms * sevens + 1
         assert not [x for x, _, _, kind, _ in got if green(x) and int(kind) == NEITHER]

@@ -156,9 +156,13 @@ def false_peaks(reads: list, indices: list[tuple[tuple[float, float], float]]) -
     height, up direction), surest first. Most are a pip, a court picture's glyph or a speck of
     texture, which the detector takes for an index now and then and the reader should call no
     index. (The longer side: a joker's index may be a word across the card, whose letters lie
-    further from its centre than its height, and are its index all the same.)"""
+    further from its centre than its height, and are its index all the same.) One place seen at
+    several scales is one peak (the surest), not several taught alike."""
+    from vision.indices import suppress
+
     away = [r for r in reads if all(math.dist(r.centre, centre) > 0.7 * max(h, r.height) for centre, h in indices)]
-    return [(r.centre, r.height, r.up_deg) for r in sorted(away, key=lambda r: -r.heat)]
+    once = suppress(away, weights=[r.heat for r in away])
+    return [(r.centre, r.height, r.up_deg) for r in sorted(once, key=lambda r: -r.heat)]
 
 
 def negative_pairs(
