@@ -261,3 +261,17 @@ def test_hard_negatives_teach_the_table_detector_s_peaks_off_every_index_as_no_i
         # (A random place may fall on the patch now and then: one at most in these few scenes.)
         assert phantoms * (sevens - 1) <= len(on_patch) <= phantoms * sevens + 1
         assert not [x for x, _, _, kind, _ in got if green(x) and int(kind) == NEITHER]
+
+
+def test_hard_negatives_are_at_most_the_count_asked_drawn_from_the_surest_in_order():
+    from vision.training.reader import _some_of
+
+    # Peaks surest first, as false_peaks gives them: twenty of them, numbered by their rank.
+    peaks = [((float(k), 0.0), 20.0, 0.0) for k in range(20)]
+    rng = np.random.default_rng(3)
+    drawn = [_some_of(rng, peaks, 4) for _ in range(50)]
+    assert all(len(d) == 4 for d in drawn)
+    ranks = [[int(p[0][0]) for p in d] for d in drawn]
+    assert all(r == sorted(r) and max(r) < 12 for r in ranks)  # the surest three times four, in order
+    assert len({tuple(r) for r in ranks}) > 5  # not the same few every time
+    assert _some_of(rng, peaks[:3], 4) == peaks[:3] and _some_of(rng, peaks, 0) == []

@@ -166,12 +166,12 @@ def false_peaks(reads: list, indices: list[tuple[tuple[float, float], float]]) -
 
 
 def negative_pairs(
-    rng: np.random.Generator, image: np.ndarray, peaks: list[tuple], most: int, crop: CropSpec = INDEX_ONLY
+    rng: np.random.Generator, image: np.ndarray, peaks: list[tuple], crop: CropSpec = INDEX_ONLY
 ) -> list[tuple]:
-    """No-index pairs (both crops no index) at up to ``most`` of ``peaks`` (:func:`false_peaks`),
-    cut as the table would cut them, a little off."""
+    """No-index pairs (both crops no index) at each of ``peaks`` (:func:`false_peaks`, as many as
+    :func:`_some_of` chose), cut as the table would cut them, a little off."""
     out = []
-    for (cx, cy), h, up in peaks[:most]:
+    for (cx, cy), h, up in peaks:
         centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
         pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
         out.append((pair, NONE, 0, NEITHER, math.nan))
@@ -271,7 +271,7 @@ class Crops(IterableDataset):
                 false = _some_of(rng, self.false.get(name, []), self.hard)
                 pairs += [
                     (_shaken(rng, p), *rest)
-                    for p, *rest in negative_pairs(rng, images[name], false, self.hard, self.crop)
+                    for p, *rest in negative_pairs(rng, images[name], false, self.crop)
                 ]
             else:
                 image, labels = synth.scene(rng, pool)
@@ -282,7 +282,7 @@ class Crops(IterableDataset):
                     scale = float(rng.choice(OTHER_SCALES))
                     reads = detector.detect(image) + detector.detect(image, scale)
                     false = false_peaks(reads, [(lb.centre, max(lb.height, lb.width)) for lb in labels])
-                    pairs += negative_pairs(rng, image, _some_of(rng, false, self.hard), self.hard, self.crop)
+                    pairs += negative_pairs(rng, image, _some_of(rng, false, self.hard), self.crop)
             for pair, rank, suit, kind, turn in pairs:
                 x = torch.from_numpy(np.ascontiguousarray(pair.transpose(0, 3, 1, 2))).float() / 255
                 yield x, rank, suit, kind, np.float32(turn)
