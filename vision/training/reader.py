@@ -269,10 +269,7 @@ class Crops(IterableDataset):
                 found = [(Card.from_str(c), centre, h, up) for c, centre, h, up in self.real[name]]
                 pairs = real_pairs(rng, images[name], found, self.crop)
                 false = _some_of(rng, self.false.get(name, []), self.hard)
-                pairs += [
-                    (_shaken(rng, p), *rest)
-                    for p, *rest in negative_pairs(rng, images[name], false, self.crop)
-                ]
+                pairs += [(_shaken(rng, p), *rest) for p, *rest in negative_pairs(rng, images[name], false, self.crop)]
             else:
                 image, labels = synth.scene(rng, pool)
                 if self.grey and rng.random() < self.grey:  # suits by their shape alone
