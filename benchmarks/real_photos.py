@@ -213,7 +213,9 @@ def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
     lost, judged at the read of its boxes with the most heat: no read there at all; too faint to
     stand alone (below the presence a lone index needs), its card read first or another; or
     surely there but not named, its card read first (not sure enough, or not far enough ahead of
-    the runner-up) or another (misread: named wrongly, or left unknown). (how, example) pairs."""
+    the runner-up) or another (misread: named wrongly, or left unknown). (how, example) pairs;
+    an example's heat is split into the detector's and the reader's (its chance that an index is
+    there; 1 when no reader looked): which of the two found the index too faint."""
     named = {rec.card for rec in join(reads) if rec.card is not None}
     truth: dict[Card, list[tuple[float, float, float, float]]] = {}
     for card, box in photo.boxes:
@@ -231,7 +233,8 @@ def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
         as_itself = first is not None and _names(first, card)
         how = ("faint" if best.heat < PRESENT else "there") + (", read as itself" if as_itself else ", misread")
         top = ", ".join(f"{c} {p:.2f}" for c, p in best.candidates[:3])
-        lost.append((how, f"{photo.name}: {card} (heat {best.heat:.2f}; {top})"))
+        parts = f" = {best.heat / best.presence:.2f} found x {best.presence:.2f} index" if best.presence > 0 else ""
+        lost.append((how, f"{photo.name}: {card} (heat {best.heat:.2f}{parts}; {top})"))
     return lost
 
 

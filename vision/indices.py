@@ -74,6 +74,9 @@ class IndexRead:
     heat: float  # how sure an index lies here at all
     # The likeliest cards with their probabilities (rank x suit), best first, for the prior.
     candidates: tuple[tuple[Card, float], ...] = ()
+    # The reader's share of ``heat``: its chance that the upright crop holds an index (1 when no
+    # reader looked). The detector's own heat is ``heat / presence``.
+    presence: float = 1.0
 
     @property
     def up(self) -> tuple[float, float]:
@@ -90,6 +93,7 @@ class IndexRead:
             self.score,
             self.heat,
             self.candidates,
+            self.presence,
         )
 
 
@@ -375,7 +379,7 @@ class IndexDetector:
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
         suits = _softmax(row[len(RANKS) + 1 : _READER_OUTPUTS])
         p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
-        return _as_read(r.centre, r.height, r.width, up_deg, r.heat * p_index, p_rank, p_suit)
+        return _as_read(r.centre, r.height, r.width, up_deg, r.heat * p_index, p_rank, p_suit, p_index)
 
     def _look(
         self, net: _Runtime, images: list[np.ndarray], reads: list[_Peak], ups: list[float], both: bool = True
@@ -521,6 +525,7 @@ def _as_read(
     heat: float,
     p_rank: np.ndarray,
     p_suit: np.ndarray,
+    presence: float = 1.0,
 ) -> IndexRead:
     r, s = int(p_rank.argmax()), int(p_suit.argmax())
     return IndexRead(
@@ -532,6 +537,7 @@ def _as_read(
         float(heat * p_rank[r] * p_suit[s]),
         float(heat),
         _candidates(p_rank, p_suit),
+        float(presence),
     )
 
 

@@ -85,6 +85,27 @@ def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
     assert set_right >= 0.8 * len(given), (set_right, len(given))
 
 
+def test_a_read_keeps_the_reader_s_share_of_its_heat():
+    # A sure index of a rendered scene, and the same place on a blank grey image, handed to the
+    # reading step with the detector's heat at 0.8: each read's heat is that times the reader's
+    # chance that an index is there, which the read keeps (the misses benchmark splits a faint
+    # read's heat by it).
+    from benchmarks.vision_scenes import scenes
+    from vision.indices import SURE, _Peak, pyramid_scales
+
+    detector = default_detector()
+    _, frame, _ = next(iter(scenes(1, (1280, 720), seed=11)))
+    sure = [r for r in detector.detect_pyramid(frame, pyramid_scales(frame.shape)) if r.heat >= SURE]
+    assert sure
+    r = sure[0]
+    peak = _Peak(r.centre, r.height, r.width, r.up_deg, 0.8, np.ones(14) / 14, np.ones(6) / 6)
+    on_index = _read_one(detector, frame, peak)
+    on_blank = _read_one(detector, np.full_like(frame, 128), peak)
+    assert on_index.presence > 0.9 and on_blank.presence < 0.2, (on_index, on_blank)
+    for read in (on_index, on_blank):
+        assert math.isclose(read.heat, 0.8 * read.presence, rel_tol=1e-5)
+
+
 def _inside(point: tuple[float, float], corners: np.ndarray) -> bool:
     import cv2
 

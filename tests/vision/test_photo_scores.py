@@ -3,6 +3,7 @@ and wrong where no index is labelled (a phantom or a card the labels left out)."
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -87,10 +88,21 @@ def test_a_card_not_named_is_lost_where_its_best_read_says():
     # The 7C is read right at both corners, the QH faintly (alone, under the presence a lone index
     # needs): the QH is lost as too faint, though read as itself.
     reads = [index("7C", (115, 125), 0.9), index("7C", (315, 425), 0.9), index("QH", (515, 125), 0.4)]
-    assert lost_where(PHOTO, reads) == [("faint, read as itself", "IMG_test: QH (heat 0.40; QH 0.95, 2D 0.05)")]
+    assert lost_where(PHOTO, reads) == [
+        ("faint, read as itself", "IMG_test: QH (heat 0.40 = 0.40 found x 1.00 index; QH 0.95, 2D 0.05)")
+    ]
     surely_misread = [index("7C", (115, 125), 0.9), index("QD", (515, 125), 0.9)]
     assert [how for how, _ in lost_where(PHOTO, surely_misread)] == ["there, misread"]
     assert [how for how, _ in lost_where(PHOTO, [])] == ["no read at all", "no read at all"]
+
+
+def test_a_faint_read_says_whether_the_detector_or_the_reader_found_it_faint():
+    # The QH's heat 0.4 is the detector's 0.8 times the reader's 0.5 chance that an index is there.
+    doubted = dataclasses.replace(index("QH", (515, 125), 0.4), presence=0.5)
+    reads = [index("7C", (115, 125), 0.9), index("7C", (315, 425), 0.9), doubted]
+    assert lost_where(PHOTO, reads) == [
+        ("faint, read as itself", "IMG_test: QH (heat 0.40 = 0.80 found x 0.50 index; QH 0.95, 2D 0.05)")
+    ]
 
 
 def test_a_sure_read_where_no_box_lies_and_no_left_out_index_is_listed_is_unboxed():
