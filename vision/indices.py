@@ -84,17 +84,8 @@ class IndexRead:
         return (math.sin(a), -math.cos(a))
 
     def scaled(self, factor: float, offset: tuple[float, float] = (0.0, 0.0)) -> IndexRead:
-        return IndexRead(
-            (self.centre[0] * factor + offset[0], self.centre[1] * factor + offset[1]),
-            self.height * factor,
-            self.width * factor,
-            self.up_deg,
-            self.card,
-            self.score,
-            self.heat,
-            self.candidates,
-            self.presence,
-        )
+        centre = (self.centre[0] * factor + offset[0], self.centre[1] * factor + offset[1])
+        return replace(self, centre=centre, height=self.height * factor, width=self.width * factor)
 
 
 def model_path(name: str = MODEL) -> Path:
