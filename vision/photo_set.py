@@ -50,8 +50,10 @@ class Correction:
 # Found by eye. Reads of a 3 where the labels said 4 led to a look at every webcam box labelled
 # 3 or 4 (133 boxes): seven 3s were labelled 4. Two more came from the wrong reads' boxes: in a
 # fan of one suit, a king and a five labelled 10, beside the suit's true 10, while the photo's
-# labels name no king, or no five, of that suit. Only a rank plainly printed is corrected; a
-# suit too small to tell at the photo's resolution is left as published.
+# labels name no king, or no five, of that suit. The rest came from a look at every read the
+# reader was sure of that the labels contradicted (`python -m benchmarks.real_photos HALF
+# --by-colour` and `--misses`, both halves). Only a card plainly printed is corrected; a suit
+# too small to tell at the photo's resolution, with no large pip in view, is left as published.
 CORRECTIONS = (
     Correction("WIN_20240627_11_38_29_Pro", 4, "4S", "3S"),
     Correction("WIN_20240627_11_38_29_Pro", 5, "4S", "3S"),
@@ -64,6 +66,17 @@ CORRECTIONS = (
     Correction("WIN_20240627_17_02_34_Pro", 18, "TH", "5H"),
     # A queen of clubs, its club plain in both corners and beside the picture, labelled QS.
     Correction("WIN_20240627_17_15_49_Pro", 1, "QS", "QC"),
+    # A two of diamonds labelled QD; its other corner is labelled 2D.
+    Correction("WIN_20240627_17_18_46_Pro", 0, "QD", "2D"),
+    # Grey phone photos of one card, where the large pips show the suit that the small index
+    # leaves in doubt: a three whose three pips have no stem (hearts), a queen and a jack whose
+    # pips beside the picture are spades and clubs (and the queen's picture the deck's QS).
+    Correction("IMG_20220921_201530", 0, "3S", "3H"),
+    Correction("IMG_20220921_201530", 1, "3S", "3H"),
+    Correction("IMG_20220921_201241", 0, "QH", "QS"),
+    Correction("IMG_20220921_201241", 1, "QH", "QS"),
+    Correction("IMG_20220921_201314", 0, "JS", "JC"),
+    Correction("IMG_20220921_201314", 1, "JS", "JC"),
 )
 
 
