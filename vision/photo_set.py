@@ -68,6 +68,8 @@ CORRECTIONS = (
     Correction("WIN_20240627_17_15_49_Pro", 1, "QS", "QC"),
     # A two of diamonds labelled QD; its other corner is labelled 2D.
     Correction("WIN_20240627_17_18_46_Pro", 0, "QD", "2D"),
+    # An ace of spades in a row of spades' indices, labelled 2S like the two beside it.
+    Correction("WIN_20240627_17_01_00_Pro", 15, "2S", "AS"),
     # Grey phone photos of one card, where the large pips show the suit that the small index
     # leaves in doubt: a three whose three pips have no stem (hearts), a queen and a jack whose
     # pips beside the picture are spades and clubs (and the queen's picture the deck's QS).
