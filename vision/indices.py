@@ -41,6 +41,11 @@ TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, i
 # px, on the training photos, rendered scenes and the tricks, from two thirds of the detector's
 # pixels (docs/vision.md, "Scale"; the figures are in commit 8ba4ddb's message).
 BEST_HEIGHT = 24.0
+# A photo of unknown scale is looked at once more with its indices this much taller than
+# BEST_HEIGHT (30 px): the detector's heat on one real index varies from scale to scale by more
+# than its threshold's margin, and a second look near the best height gives an index found faint
+# at one a second chance. Photos only: the table's camera reads each region at one scale, in time.
+SECOND_LOOK = 1.25
 SURE = 0.5  # a read this sure that an index lies there is an index (the cards' PRESENT)
 FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
 PEAK = 0.25  # heat-map peaks below this are no index
@@ -269,13 +274,16 @@ class IndexDetector:
             [r.scaled(1 / look.scale) for r in suppress(rs, apart=0.25)] for rs, look in zip(reads, looks, strict=True)
         ]
 
-    def detect_pyramid(self, image: np.ndarray, scales: list[float]) -> list[IndexRead]:
+    def detect_pyramid(
+        self, image: np.ndarray, scales: list[float], second_look: float | None = SECOND_LOOK
+    ) -> list[IndexRead]:
         """The indices found at any of ``scales``, the same index found at two kept once. Then
         the image is looked at once more at the scale that brings the indices found
         (their median height) to the network's best, unless a scale near it was run already:
         the pyramid's steps are an octave apart, and an index between them is read near the
-        taught range's end. Of one index's reads, the surest stands unless the others, weighted
-        the same way, name another card (:func:`_voted`)."""
+        taught range's end; and once more with them ``second_look`` times taller. Of one index's
+        reads, the surest stands unless the others, weighted the same way, name another card
+        (:func:`_voted`)."""
         found: list[IndexRead] = []
         weights: list[float] = []
 
@@ -291,6 +299,8 @@ class IndexDetector:
             best = scale_for(float(np.median(sure)))
             if all(abs(math.log(best / s)) > math.log(1.25) for s in scales):
                 look(best)
+            if second_look is not None:
+                look(best * second_look)
         kept = suppress(found, weights)
         return [_voted(k, seen) for k, seen in zip(kept, _seen_as(kept, found, weights), strict=True)]
 

@@ -15,7 +15,8 @@ How (onnxruntime's static quantization):
   sees in the training half of the real photographs: every input its network runs on while
   ``croupier vision scan`` reads every ninth photo (104 inputs: each photo at the scales of its
   pyramid, :func:`vision.indices.pyramid_scales`, and once more at the scale its indices ask
-  for). No randomness: the same photos give the same file.
+  for; not its second look, :data:`vision.indices.SECOND_LOOK`, which came after the shipped
+  file). No randomness: the same photos give the same file.
 - Weights per output channel, activations unsigned, in ``QuantizeLinear`` / ``DequantizeLinear``
   pairs, which onnxruntime fuses into integer convolutions.
 - Two convolutions stay in floats: the first, which reads the image's pixels, and the head, which
@@ -37,9 +38,18 @@ import numpy as np
 import onnx
 from onnx import version_converter
 
-from vision.indices import MODEL, MODEL_INT8, READER, TURNER, IndexDetector, ModelError, model_path, network_input
+from vision.indices import (
+    MODEL,
+    MODEL_INT8,
+    READER,
+    TURNER,
+    IndexDetector,
+    ModelError,
+    model_path,
+    network_input,
+    pyramid_scales,
+)
 from vision.photo_set import PhotoSetError, load, split
-from vision.scan import scan
 
 OPSET = 13  # DequantizeLinear's per-channel axis
 EVERY = 9  # every ninth training photo calibrates (30 of 268)
@@ -52,14 +62,17 @@ class QuantizeError(RuntimeError):
 def calibration_images(model: Path, every: int = EVERY) -> list[np.ndarray]:
     """The network inputs for calibration: every one the detector at ``model`` (in floats) runs
     on while ``croupier vision scan`` reads every ``every``-th training photo (each scale of its
-    pyramid, and the look at the scale its indices' size asks for)."""
+    pyramid, and the look at the scale its indices' size asks for), but for its second look a
+    quarter taller: the shipped 8-bit file was calibrated before scan took it, on inputs of the
+    same photos at the scales around it, and this command still writes that same file."""
     try:
         train, _validation = split(load())
     except PhotoSetError as e:
         raise QuantizeError(f"the real photographs calibrate the 8-bit detector: {e}") from e
     detector = _Recording(model)
     for photo in train[::every]:
-        scan(photo.image(), detector=detector)
+        image = photo.image()
+        detector.detect_pyramid(image, pyramid_scales(image.shape), second_look=None)
     return detector.seen
 
 
