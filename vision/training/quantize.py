@@ -38,18 +38,9 @@ import numpy as np
 import onnx
 from onnx import version_converter
 
-from vision.indices import (
-    MODEL,
-    MODEL_INT8,
-    READER,
-    TURNER,
-    IndexDetector,
-    ModelError,
-    model_path,
-    network_input,
-    pyramid_scales,
-)
+from vision.indices import MODEL, MODEL_INT8, READER, TURNER, IndexDetector, ModelError, model_path, network_input
 from vision.photo_set import PhotoSetError, load, split
+from vision.scan import scan
 
 OPSET = 13  # DequantizeLinear's per-channel axis
 EVERY = 9  # every ninth training photo calibrates (30 of 268)
@@ -71,8 +62,7 @@ def calibration_images(model: Path, every: int = EVERY) -> list[np.ndarray]:
         raise QuantizeError(f"the real photographs calibrate the 8-bit detector: {e}") from e
     detector = _Recording(model)
     for photo in train[::every]:
-        image = photo.image()
-        detector.detect_pyramid(image, pyramid_scales(image.shape), second_look=None)
+        scan(photo.image(), detector=detector, second_look=None)
     return detector.seen
 
 
