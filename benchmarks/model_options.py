@@ -1,5 +1,6 @@
-"""The models a vision benchmark measures: ``--model``, ``--reader`` and ``--turner``, each another
-file than the shipped one (the others shipped: :func:`vision.indices.with_shipped`)."""
+"""The models a vision benchmark measures: ``--model``, ``--reader``, ``--turner`` and ``--corner``,
+each another file than the shipped one (the others shipped: :func:`vision.indices.with_shipped`),
+or ``--no-corner``: the shipped models without the corner reader."""
 
 from __future__ import annotations
 
@@ -13,18 +14,22 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", type=Path, help="another index detector (ONNX) than the shipped one")
     parser.add_argument("--reader", type=Path, help="another reader than the shipped one")
     parser.add_argument("--turner", type=Path, help="another turner than the shipped one")
+    parser.add_argument("--corner", type=Path, help="another corner reader than the shipped one")
+    parser.add_argument("--no-corner", action="store_true", help="without the corner reader, to compare")
 
 
 def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) -> IndexDetector | None:
     """The detector of the files given (None: none given, the shipped models); a file missing or
     not a model ends the command with why."""
-    given = [p for p in (args.model, args.reader, args.turner) if p is not None]
+    given = [p for p in (args.model, args.reader, args.turner, args.corner) if p is not None]
     for path in given:
         if not path.is_file():
             parser.error(f"{path}: no such model file")
-    if not given:
+    if args.no_corner and args.corner is not None:
+        parser.error("--corner and --no-corner: give one")
+    if not given and not args.no_corner:
         return None
     try:
-        return with_shipped(args.model, args.reader, args.turner)
+        return with_shipped(args.model, args.reader, args.turner, args.corner, read_corner=not args.no_corner)
     except ModelError as exc:
         parser.error(str(exc))

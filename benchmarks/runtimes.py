@@ -1,7 +1,7 @@
 """The card reader's networks through onnxruntime and through OpenCV's DNN module, one thread each:
 ``python -m benchmarks.runtimes`` prints the detector's median milliseconds per input size, in
 floats through both runtimes and in 8-bit integers through onnxruntime (the choice of runtime in
-docs/vision.md), then the readers' (the shipped turner and reader, and any
+docs/vision.md), then the readers' (the shipped turner, reader and corner reader, and any
 given with ``--reader``) for a batch of 16 crops, about what eight new cards make."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.indices import MODEL, MODEL_INT8, READER, TURNER, IndexDetector, model_path
+from vision.indices import CORNER, MODEL, MODEL_INT8, READER, TURNER, IndexDetector, model_path
 
 SIZES = ((256, 256), (736, 1280), (1088, 1920))
 
@@ -68,6 +68,6 @@ if __name__ == "__main__":
     args = parser.parse_args()
     for backend, (w, h), ms in timings():
         print(f"{backend:17s} {w}x{h}: {ms} ms")
-    shipped = [model_path(TURNER), model_path(READER)]
+    shipped = [model_path(TURNER), model_path(READER), model_path(CORNER)]
     for path, backend, ms in reader_timings([*shipped, *args.reader]):
         print(f"{backend:17s} 16 crops, {_shown(path)}: {ms} ms")

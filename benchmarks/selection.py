@@ -1,6 +1,7 @@
 """Models chosen between on the selection sets: ``python -m benchmarks.selection --model PATH``
-(and ``--reader``, ``--turner``), the shipped models against those given, each file not given
-being the shipped one (``with_shipped``).
+(and ``--reader``, ``--turner``, ``--corner``), the shipped models against those given, each file
+not given being the shipped one (``with_shipped``); or ``--no-corner``, the shipped models against
+themselves without the corner reader.
 
 The selection sets are the ones ``docs/vision.md`` chooses every model on, never the figures'
 own sets (the validation half of the real photos, rendered seed 11):
@@ -107,7 +108,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--scenes, --tricks and --photos must be at least 1")
     candidate = given_detector(parser, args)
     if candidate is None:
-        parser.error("give a model to compare with the shipped ones (--model, --reader or --turner)")
+        parser.error(
+            "give a model to compare with the shipped ones (--model, --reader, --turner or --corner, or --no-corner)"
+        )
     say = (lambda _line: None) if args.json else (lambda line: print(f"   {line}", flush=True))
     figures = {}
     for name, detector in (("shipped", None), ("given", candidate)):

@@ -1,6 +1,7 @@
 """Whole tricks on the mat, seen by the camera and played by the tracker, per design:
 ``python -m benchmarks.tricks [--tricks 24] [--seed 0] [--design kde:nicu-white]``, and with
-``--model``, ``--reader`` and ``--turner`` another model's files than the shipped ones.
+``--model``, ``--reader``, ``--turner`` and ``--corner`` another model's files than the shipped
+ones (``--no-corner``: the shipped ones without the corner reader).
 
 Each trick is four cards, one per seat, put down in turn on a tilted, lit, noisy 720p view of
 the mat (tables wood, felt and pale in turn), then gathered; the observer reads with the shipped

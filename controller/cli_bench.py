@@ -89,6 +89,9 @@ def bench_vision(
         Path | None,
         typer.Option(help="Another index reader (ONNX, its window in the .json beside it) than the shipped one."),
     ] = None,
+    corner: Annotated[
+        bool, typer.Option(help="Weigh each read by the corner reader (--no-corner: without it, to compare).")
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """The card reader's accuracy on real photographs and rendered scenes; per-frame time."""
@@ -101,12 +104,12 @@ def bench_vision(
     if half not in ("validation", "train"):
         fail(f"unknown half {half!r} of the real photographs (use validation or train)")
     detector = None
-    if model is not None or reader is not None:
+    if model is not None or reader is not None or not corner:
         for path in (model, reader):
             if path is not None and not path.is_file():
                 fail(f"{path}: no such model file")
         try:
-            detector = with_shipped(model, reader)
+            detector = with_shipped(model, reader, read_corner=corner)
         except ModelError as exc:
             fail(str(exc))
     width, height = (int(v) for v in size.split("x"))

@@ -5,10 +5,13 @@ centre, measured in index heights (:class:`CropSpec`), turned so the index stand
 resampled to the reader's input size. The same function cuts the training crops and the table's,
 so the reader sees at the table what it learned from.
 
-Two windows exist. :data:`INDEX_ONLY` holds the index alone. :data:`WITH_CONTEXT` also holds the
+Three windows exist. :data:`INDEX_ONLY` holds the index alone. :data:`WITH_CONTEXT` also holds the
 card beside and below it, towards the card's middle, where the nearest pip or the court
 picture's glyph lies: on a small card the index's suit is a blob of a few pixels (the project's
 club and spade differ by a pixel or two at 720p), while the pip beside it is three times larger.
+:data:`WITH_CORNER` reaches further on every side, most above and to either side, where a
+card's top edge and side edge lie around an index printed in its corner: the corner reader
+(:data:`vision.indices.CORNER`) tells an index from a pip or a mark of the table by where it lies.
 A reader says which window it was trained on in a file beside its model (:func:`spec_of`).
 """
 
@@ -44,7 +47,8 @@ class CropSpec:
 
 INDEX_ONLY = CropSpec(32, 40, 0.5, 0.5, 0.625, 0.625)
 WITH_CONTEXT = CropSpec(64, 48, 0.8, 1.8, 0.75, 1.2)  # 2.6 x 1.95 index heights, 24.6 px each way
-SPECS = {"index": INDEX_ONLY, "context": WITH_CONTEXT}
+WITH_CORNER = CropSpec(56, 56, 0.875, 0.875, 1.0, 0.75)  # 1.75 x 1.75 index heights, 32 px each
+SPECS = {"index": INDEX_ONLY, "context": WITH_CONTEXT, "corner": WITH_CORNER}
 
 
 class CropSpecError(ValueError):

@@ -60,6 +60,15 @@ MODEL = "indices.onnx"  # the detector as training writes it, in 32-bit floats
 MODEL_INT8 = "indices.int8.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
 TURNER = "turner.onnx"  # a reader that also says how far a crop is turned from upright
+# A reader of a wider window (vision.index_crops.WITH_CORNER): the index with the card's edges
+# around it, where an index printed in a card's corner lies and a pip, a court picture's glyph or
+# a speck of the table does not. Its chance that an index lies there is a third factor of a
+# read's heat, after the detector's and the reader's.
+CORNER = "corner.onnx"
+# Reads this sure already (the detector's heat times the reader's) are not asked: asking them too
+# gave the same figures on every set models are chosen on, at nearly twice the corner reader's
+# cost (docs/vision.md, *The corner reader*).
+CORNER_ASKED_BELOW = 0.8
 
 
 class ModelError(RuntimeError):
@@ -104,18 +113,25 @@ def default_model(backend: str) -> Path:
 
 
 def with_shipped(
-    model: Path | None = None, reader: Path | None = None, turner: Path | None = None, **options: Any
+    model: Path | None = None,
+    reader: Path | None = None,
+    turner: Path | None = None,
+    corner: Path | None = None,
+    **options: Any,
 ) -> IndexDetector:
-    """A detector for measuring other models by: the detector, the reader and the turner each the
-    file given, else the shipped one. (:class:`IndexDetector` looks for the reader and the turner
-    beside the files it is given, and a run folder holds one new model: a reader measured from its
-    run folder was read without the turner.) A reader of another window than the shipped turner's
-    is measured as it would be shipped, as its own turner: the shipped turner cannot set its
-    crops upright."""
+    """A detector for measuring other models by: the detector, the reader, the turner and the
+    corner reader each the file given, else the shipped one. (:class:`IndexDetector` looks for
+    the reader, the turner and the corner reader beside the files it is given, and a run folder
+    holds one new model: a reader measured from its run folder was read without the others.) A
+    reader of another window than the shipped turner's is measured as it would be shipped, as its
+    own turner: the shipped turner cannot set its crops upright. ``read_corner=False`` in
+    ``options`` measures them without the corner reader."""
     reader = reader or model_path(READER)
     if turner is None and _window_of(Path(reader)) == _window_of(model_path(TURNER)):
         turner = model_path(TURNER)
-    return IndexDetector(model, reader=reader, turner=turner, **options)
+    if corner is None and model_path(CORNER).is_file():
+        corner = model_path(CORNER)
+    return IndexDetector(model, reader=reader, turner=turner, corner=corner, **options)
 
 
 class _Runtime:
@@ -213,6 +229,8 @@ class IndexDetector:
         turner: Path | None = None,
         turn: bool = True,
         least: float = FAINT,
+        corner: Path | None = None,
+        read_corner: bool = True,
     ) -> None:
         backend = backend or default_backend()
         self.path = str(path or default_model(backend))
@@ -235,6 +253,12 @@ class IndexDetector:
         self.turner = _net(str(turner), backend) if usable_turner else None
         if usable_turner and _window_of(Path(turner)) != self.crop:
             raise ModelError(f"the turner {turner} cuts another window than the reader {reader}")
+        # The corner reader (its own file, else corner.onnx beside the reader): a third look, at
+        # the card around each index the reader found (read_corner=False: without it).
+        corner = corner or (Path(reader).with_name(CORNER) if usable else None)
+        usable_corner = usable and read_corner and corner is not None and Path(corner).is_file()
+        self.corner = _net(str(corner), backend) if usable_corner else None
+        self.corner_crop = _window_of(Path(corner)) if usable_corner else None
 
     def maps(self, image: np.ndarray) -> np.ndarray:
         """The network's raw output for a BGR image (padded to a multiple of 16): (25, H/4, W/4)."""
@@ -355,7 +379,8 @@ class IndexDetector:
         if self.turner is not None:
             ups = [_upright_turn(first, k, up) for k, up in enumerate(ups)]
             logits = self._look(self.reader, where, cut, ups, both=False)
-            return _grouped([self._fused(r, logits[k], ups[k]) for k, r in enumerate(reads)], peaks)
+            corners = self._in_corner(logits, where, cut, ups)
+            return _grouped([self._fused(r, logits[k], ups[k], corners[k]) for k, r in enumerate(reads)], peaks)
         if self.turn and first.shape[1] > _READER_OUTPUTS:
             ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
         logits = first  # the reader is its own turner: it reads again only the crops it turned
@@ -366,17 +391,37 @@ class IndexDetector:
             )
             for i, k in enumerate(again):
                 logits[2 * k : 2 * k + 2] = relook[2 * i : 2 * i + 2]
-        out = []
-        for k, r in enumerate(reads):
-            turned = _upright_of(logits, k)
-            out.append(self._fused(r, logits[2 * k + turned], (ups[k] + 180 * turned) % 360))
-        return _grouped(out, peaks)
+        turned = [_upright_of(logits, k) for k in range(len(reads))]
+        rows = logits[[2 * k + t for k, t in enumerate(turned)]]
+        ups = [(up + 180 * t) % 360 for up, t in zip(ups, turned, strict=True)]
+        corners = self._in_corner(rows, where, cut, ups)
+        return _grouped([self._fused(r, rows[k], ups[k], corners[k]) for k, r in enumerate(reads)], peaks)
 
-    def _fused(self, r: _Peak, row: np.ndarray, up_deg: float) -> IndexRead:
+    def _in_corner(
+        self, rows: np.ndarray, images: list[np.ndarray], reads: list[_Peak], ups: list[float]
+    ) -> list[float]:
+        """The corner reader's chance that each read's crop (cut upright at ``ups``) holds an index,
+        in the wider window. 1 for every read without a corner reader, for the reads already
+        fainter than ``least`` with the reader's chance (the corner only lowers a read's heat, so
+        it is not asked about reads that cannot count), and for those at least
+        :data:`CORNER_ASKED_BELOW`."""
+        out = [1.0] * len(reads)
+        if self.corner is None or self.corner_crop is None:
+            return out
+        asked = [k for k, r in enumerate(reads) if self.least <= r.heat * _presence_of(rows[k]) < CORNER_ASKED_BELOW]
+        if not asked:
+            return out
+        crops = [upright_crop(images[k], reads[k].centre, reads[k].height, ups[k], self.corner_crop) for k in asked]
+        seen = np.array(self.corner.run(crops_blob(crops)), dtype=np.float32)
+        for i, k in enumerate(asked):
+            out[k] = _presence_of(seen[i])
+        return out
+
+    def _fused(self, r: _Peak, row: np.ndarray, up_deg: float, in_corner: float = 1.0) -> IndexRead:
         """Peak ``r`` as the reader read its upright crop (``row``: the reader's logits for it),
-        with the detector's opinion."""
+        with the detector's opinion, and the corner reader's chance that an index lies there."""
         ranks = _softmax(row[: len(RANKS) + 1])
-        p_index = 1.0 - float(ranks[-1])
+        p_index = _presence_of(row) * in_corner
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
         suits = _softmax(row[len(RANKS) + 1 : _READER_OUTPUTS])
         p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
@@ -511,6 +556,11 @@ def _window_of(model: Path) -> CropSpec:
         return spec_of(model)
     except CropSpecError as e:
         raise ModelError(str(e)) from e
+
+
+def _presence_of(row: np.ndarray) -> float:
+    """A reader's chance, from its logits for one crop, that the crop holds an index."""
+    return 1.0 - float(_softmax(row[: len(RANKS) + 1])[-1])
 
 
 def _normalised(p: np.ndarray) -> np.ndarray:

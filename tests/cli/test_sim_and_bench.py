@@ -118,6 +118,11 @@ def test_bench_vision_compares_another_model_given_by_its_files(tmp_path):
     assert json.loads(given.stdout) == json.loads(shipped.stdout)  # the same files: the same figures
     missing = run_croupier(*args, "--reader", str(tmp_path / "none.onnx"))
     assert missing.returncode == 2 and "none.onnx: no such model file" in missing.stderr
+    without = run_croupier(*args, "--no-corner")  # the shipped models without the corner reader
+    assert without.returncode == 0, without.stderr
+    assert [a["source"] for a in json.loads(without.stdout)["accuracy"]] == [
+        a["source"] for a in json.loads(shipped.stdout)["accuracy"]
+    ]
 
 
 def test_bench_vision_refuses_an_unknown_size():

@@ -52,3 +52,19 @@ def test_the_shipped_detector_given_by_path_reads_every_selection_set_as_the_shi
     ]
     assert figures["shipped"] == figures["given"]
     assert all(f["right"] > 0 for f in figures["shipped"])
+
+
+def test_the_shipped_models_without_the_corner_reader_are_a_comparison_of_their_own(capsys):
+    import argparse
+
+    from benchmarks.model_options import add_model_options, given_detector
+    from vision.indices import CORNER, model_path
+
+    parser = argparse.ArgumentParser()
+    add_model_options(parser)
+    assert given_detector(parser, parser.parse_args([])) is None  # nothing given: the shipped models alone
+    without = given_detector(parser, parser.parse_args(["--no-corner"]))
+    assert without is not None and without.corner is None and without.reader is not None
+    with pytest.raises(SystemExit):
+        given_detector(parser, parser.parse_args(["--no-corner", "--corner", str(model_path(CORNER))]))
+    assert "give one" in capsys.readouterr().err

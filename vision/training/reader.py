@@ -427,7 +427,12 @@ def parser() -> argparse.ArgumentParser:
         "python -m vision.training.reader", __doc__, run="runs/reader", out="vision/models/reader.onnx",
         steps=6000, batch=64, width=16, threads=1, log_every=100, batch_help="pairs of crops per step",
     )  # fmt: skip
-    p.add_argument("--crop", choices=sorted(SPECS), default="index", help="the window: the index, or the card too")
+    p.add_argument(
+        "--crop",
+        choices=sorted(SPECS),
+        default="index",
+        help="the window: the index (index), the card beside it too (context), or the card's edges around it (corner)",
+    )
     p.add_argument("--no-turn", action="store_true", help="no turn outputs (a reader as shipped before them)")
     p.add_argument("--stages", help="channels of the three stages, e.g. 16,48,96 (default: width, 2x, 4x)")
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
