@@ -66,8 +66,8 @@ TURNER = "turner.onnx"  # a reader that also says how far a crop is turned from 
 # read's heat, after the detector's and the reader's.
 CORNER = "corner.onnx"
 # Reads this sure already (the detector's heat times the reader's) are not asked: asking them too
-# gave the same figures on every set models are chosen on, at nearly twice the corner reader's
-# cost (docs/vision.md, *The corner reader*).
+# gave the same figures on every set models are chosen on, at nearly four times the corner
+# reader's cost (docs/vision.md, *The corner reader*).
 CORNER_ASKED_BELOW = 0.8
 
 
