@@ -421,7 +421,7 @@ class IndexDetector:
         """Peak ``r`` as the reader read its upright crop (``row``: the reader's logits for it),
         with the detector's opinion, and the corner reader's chance that an index lies there."""
         ranks = _softmax(row[: len(RANKS) + 1])
-        p_index = _presence_of(row) * in_corner
+        p_index = (1.0 - float(ranks[-1])) * in_corner  # the ranks' softmax is needed below: not _presence_of
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
         suits = _softmax(row[len(RANKS) + 1 : _READER_OUTPUTS])
         p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
