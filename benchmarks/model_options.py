@@ -1,6 +1,7 @@
 """The models a vision benchmark measures: ``--model``, ``--reader``, ``--turner`` and ``--corner``,
 each another file than the shipped one (the others shipped: :func:`vision.indices.with_shipped`),
-or ``--no-corner``: the shipped models without the corner reader."""
+or ``--no-corner``: the shipped models without the corner reader; ``--float-readers``: the
+shipped readers in 32-bit floats rather than their 8-bit files."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--turner", type=Path, help="another turner than the shipped one")
     parser.add_argument("--corner", type=Path, help="another corner reader than the shipped one")
     parser.add_argument("--no-corner", action="store_true", help="without the corner reader, to compare")
+    parser.add_argument(
+        "--float-readers", action="store_true", help="the shipped readers in floats, not 8-bit, to compare"
+    )
 
 
 def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) -> IndexDetector | None:
@@ -27,9 +31,16 @@ def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             parser.error(f"{path}: no such model file")
     if args.no_corner and args.corner is not None:
         parser.error("--corner and --no-corner: give one")
-    if not given and not args.no_corner:
+    if not given and not args.no_corner and not args.float_readers:
         return None
     try:
-        return with_shipped(args.model, args.reader, args.turner, args.corner, read_corner=not args.no_corner)
+        return with_shipped(
+            args.model,
+            args.reader,
+            args.turner,
+            args.corner,
+            float_readers=args.float_readers,
+            read_corner=not args.no_corner,
+        )
     except ModelError as exc:
         parser.error(str(exc))

@@ -1,8 +1,9 @@
 """The card reader's networks through onnxruntime and through OpenCV's DNN module, one thread each:
 ``python -m benchmarks.runtimes`` prints the detector's median milliseconds per input size, in
 floats through both runtimes and in 8-bit integers through onnxruntime (the choice of runtime in
-docs/vision.md), then the readers' (the shipped turner, reader and corner reader, and any
-given with ``--reader``) for a batch of 16 crops, about what eight new cards make."""
+docs/vision.md), then the readers' (the shipped turner, reader and corner reader, in floats
+through both runtimes and in 8-bit integers through onnxruntime, and any given with
+``--reader``) for a batch of 16 crops, about what eight new cards make."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.indices import CORNER, MODEL, MODEL_INT8, READER, TURNER, IndexDetector, model_path
+from vision.indices import CORNER, MODEL, MODEL_INT8, READER, TURNER, IndexDetector, int8_name, model_path
 
 SIZES = ((256, 256), (736, 1280), (1088, 1920))
 
@@ -43,11 +44,12 @@ def _median_ms(run: Callable[[np.ndarray], object], given: np.ndarray, repeats: 
 
 
 def reader_timings(paths: list[Path], crops: int = 16, repeats: int = 20) -> list[tuple[str, str, float]]:
-    """Each reader's median milliseconds for ``crops`` crops of its window, per runtime."""
+    """Each reader's median milliseconds for ``crops`` crops of its window, per runtime (an 8-bit
+    file through onnxruntime alone, as the table runs it)."""
     cv2.setNumThreads(1)
     out = []
     for path in paths:
-        for backend in ("onnxruntime", "opencv"):
+        for backend in ("onnxruntime",) if path.name.endswith(".int8.onnx") else ("onnxruntime", "opencv"):
             reader = IndexDetector(backend=backend, reader=path, turn=False)
             assert reader.reader is not None and reader.crop is not None
             net, window = reader.reader, reader.crop
@@ -68,6 +70,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     for backend, (w, h), ms in timings():
         print(f"{backend:17s} {w}x{h}: {ms} ms")
-    shipped = [model_path(TURNER), model_path(READER), model_path(CORNER)]
+    shipped = [model_path(name) for name in (TURNER, READER, CORNER)]
+    shipped += [model_path(int8_name(name)) for name in (TURNER, READER, CORNER)]
     for path, backend, ms in reader_timings([*shipped, *args.reader]):
         print(f"{backend:17s} 16 crops, {_shown(path)}: {ms} ms")

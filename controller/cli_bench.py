@@ -92,6 +92,9 @@ def bench_vision(
     corner: Annotated[
         bool, typer.Option(help="Weigh each read by the corner reader (--no-corner: without it, to compare).")
     ] = True,
+    float_readers: Annotated[
+        bool, typer.Option(help="The shipped readers in 32-bit floats, not their 8-bit files, to compare.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """The card reader's accuracy on real photographs and rendered scenes; per-frame time."""
@@ -104,12 +107,12 @@ def bench_vision(
     if half not in ("validation", "train"):
         fail(f"unknown half {half!r} of the real photographs (use validation or train)")
     detector = None
-    if model is not None or reader is not None or not corner:
+    if model is not None or reader is not None or not corner or float_readers:
         for path in (model, reader):
             if path is not None and not path.is_file():
                 fail(f"{path}: no such model file")
         try:
-            detector = with_shipped(model, reader, read_corner=corner)
+            detector = with_shipped(model, reader, float_readers=float_readers, read_corner=corner)
         except ModelError as exc:
             fail(str(exc))
     width, height = (int(v) for v in size.split("x"))

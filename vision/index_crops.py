@@ -56,7 +56,9 @@ class CropSpecError(ValueError):
 
 
 def spec_file(model: Path) -> Path:
-    return model.with_suffix(".json")
+    """The window file of a reader: ``reader.json`` for ``reader.onnx`` and for its 8-bit
+    ``reader.int8.onnx`` alike (one network, one window)."""
+    return model.with_name(model.name.removesuffix(".onnx").removesuffix(".int8") + ".json")
 
 
 def spec_of(model: Path) -> CropSpec:

@@ -4,10 +4,11 @@ The network (trained by :mod:`vision.training`, shipped as ``vision/models/indic
 an image to maps at a quarter of its resolution: where index centres lie (a heat map), and at
 each centre the rank, the suit, the index's size and which way is up. It runs through
 onnxruntime (twice as fast as OpenCV's DNN module here, and built for 64-bit Raspberry Pi OS) in
-8-bit integers (``indices.int8.onnx``, made from it by :mod:`vision.training.quantize`), or in
-floats through OpenCV's DNN module where onnxruntime is not installed: either way the table
-needs no learning framework. This module turns the maps into :class:`IndexRead` s: peaks of the heat map, each
-with its most likely card and the probabilities the referee's prior may weigh.
+8-bit integers (``indices.int8.onnx``, made from it by :mod:`vision.training.quantize`, as the
+readers' ``.int8.onnx`` files are from theirs), or in floats through OpenCV's DNN module where
+onnxruntime is not installed: either way the table needs no learning framework. This module
+turns the maps into :class:`IndexRead` s: peaks of the heat map, each with its most likely card
+and the probabilities the referee's prior may weigh.
 
 The network is taught indices 11-56 pixels tall. :meth:`IndexDetector.detect` takes the scale to
 run at (the mat's scale gives it); :func:`pyramid_scales` chooses scales for a photograph whose
@@ -56,7 +57,8 @@ ONE_INDEX = 0.5  # reads closer than this share of an index's height are one ind
 IN_VIEW = 0.8
 MODEL = "indices.onnx"  # the detector as training writes it, in 32-bit floats
 # ... and in 8-bit integers (vision.training.quantize): what the table runs through onnxruntime,
-# 1.7 times as fast on one core and reading as well (docs/vision.md, "The 8-bit detector").
+# 1.7 times as fast on one core and reading as well (docs/vision.md, "The 8-bit networks"). The
+# readers below have their 8-bit files too, named the same way (int8_name).
 MODEL_INT8 = "indices.int8.onnx"
 READER = "reader.onnx"  # the index reader: upright crops (vision.index_crops) -> rank, suit, or no index
 TURNER = "turner.onnx"  # a reader that also says how far a crop is turned from upright
@@ -106,10 +108,23 @@ def model_path(name: str = MODEL) -> Path:
     return Path(str(resources.files("vision") / "models" / name))
 
 
+def int8_name(name: str) -> str:
+    """A network's file in 8-bit integers: ``reader.onnx`` -> ``reader.int8.onnx``."""
+    return name.removesuffix(".onnx") + ".int8.onnx"
+
+
 def default_model(backend: str) -> Path:
-    """The shipped detector a runtime runs: onnxruntime the 8-bit one; OpenCV's DNN module the
-    one in floats (opset 11, which every OpenCV since 4.x loads; the 8-bit one needs opset 13)."""
-    return model_path(MODEL_INT8 if backend == "onnxruntime" else MODEL)
+    """The shipped detector a runtime runs (:func:`runs_file`)."""
+    return runs_file(model_path(MODEL), backend)
+
+
+def runs_file(floats: Path, backend: str) -> Path:
+    """The file a runtime runs for the network whose file in floats is ``floats``: through
+    onnxruntime its 8-bit file beside it, when there is one; through OpenCV's DNN module (or
+    without an 8-bit file) the one in floats (opset 11, which every OpenCV since 4.x loads; the
+    8-bit files need opset 13)."""
+    int8 = floats.with_name(int8_name(floats.name))
+    return int8 if backend == "onnxruntime" and int8.is_file() else floats
 
 
 def with_shipped(
@@ -117,20 +132,28 @@ def with_shipped(
     reader: Path | None = None,
     turner: Path | None = None,
     corner: Path | None = None,
+    float_readers: bool = False,
     **options: Any,
 ) -> IndexDetector:
     """A detector for measuring other models by: the detector, the reader, the turner and the
-    corner reader each the file given, else the shipped one. (:class:`IndexDetector` looks for
-    the reader, the turner and the corner reader beside the files it is given, and a run folder
-    holds one new model: a reader measured from its run folder was read without the others.) A
-    reader of another window than the shipped turner's is measured as it would be shipped, as its
-    own turner: the shipped turner cannot set its crops upright. ``read_corner=False`` in
-    ``options`` measures them without the corner reader."""
-    reader = reader or model_path(READER)
+    corner reader each the file given, else the shipped one (the file its runtime runs:
+    :func:`runs_file`; ``float_readers``: the shipped readers' files in floats, to compare with
+    their 8-bit ones). (:class:`IndexDetector` looks for the reader, the turner and the corner
+    reader beside the files it is given, and a run folder holds one new model: a reader measured
+    from its run folder was read without the others.) A reader of another window than the
+    shipped turner's is measured as it would be shipped, as its own turner: the shipped turner
+    cannot set its crops upright. ``read_corner=False`` in ``options`` measures them without the
+    corner reader."""
+    backend = options.get("backend") or default_backend()
+
+    def shipped(name: str) -> Path:
+        return model_path(name) if float_readers else runs_file(model_path(name), backend)
+
+    reader = reader or shipped(READER)
     if turner is None and _window_of(Path(reader)) == _window_of(model_path(TURNER)):
-        turner = model_path(TURNER)
+        turner = shipped(TURNER)
     if corner is None and model_path(CORNER).is_file():
-        corner = model_path(CORNER)
+        corner = shipped(CORNER)
     return IndexDetector(model, reader=reader, turner=turner, corner=corner, **options)
 
 
@@ -140,6 +163,7 @@ class _Runtime:
     def __init__(self, path: str, backend: str) -> None:
         if not Path(path).is_file():
             raise ModelError(f"the card reader's model {path} is missing (reinstall croupier)")
+        self.path = path
         self.backend = backend
         if backend == "onnxruntime":
             import onnxruntime
@@ -239,23 +263,26 @@ class IndexDetector:
         self.least = least  # with a reader: the least heat a peak needs to be read (see detect)
         # The reader's rank and suit multiplied by the detector's own (the default), or the reader's alone.
         self.fuse = fuse
-        # The index reader (its own file, else the one beside the detector's: reader.onnx): a
-        # second, upright look at every index.
-        reader = reader or Path(self.path).with_name(READER)
+        # The index reader (its own file, else the one beside the detector's: reader.onnx, or
+        # through onnxruntime reader.int8.onnx when there is one): a second, upright look at
+        # every index.
+        reader = reader or runs_file(Path(self.path).with_name(READER), backend)
         usable = read_upright and reader is not None and Path(reader).is_file()
         self.reader = _net(str(reader), backend) if usable else None
         self.crop = _window_of(Path(reader)) if usable else None  # the window the reader was trained on
-        # The turner (its own file, else turner.onnx beside the reader): it sets each crop upright
-        # before the reader reads it. Without one, a reader with turn outputs is its own turner.
-        turner = turner or (Path(reader).with_name(TURNER) if usable else None)
+        # The turner (its own file, else turner.onnx beside the reader, or its 8-bit file): it
+        # sets each crop upright before the reader reads it. Without one, a reader with turn
+        # outputs is its own turner.
+        turner = turner or (runs_file(Path(reader).with_name(TURNER), backend) if usable else None)
         self.turn = turn  # False: the detector's up direction as it is (to measure what the turner gives)
         usable_turner = usable and turn and turner is not None and Path(turner).is_file()
         self.turner = _net(str(turner), backend) if usable_turner else None
         if usable_turner and _window_of(Path(turner)) != self.crop:
             raise ModelError(f"the turner {turner} cuts another window than the reader {reader}")
-        # The corner reader (its own file, else corner.onnx beside the reader): a third look, at
-        # the card around each index the reader found (read_corner=False: without it).
-        corner = corner or (Path(reader).with_name(CORNER) if usable else None)
+        # The corner reader (its own file, else corner.onnx beside the reader, or its 8-bit
+        # file): a third look, at the card around each index the reader found
+        # (read_corner=False: without it).
+        corner = corner or (runs_file(Path(reader).with_name(CORNER), backend) if usable else None)
         usable_corner = usable and read_corner and corner is not None and Path(corner).is_file()
         self.corner = _net(str(corner), backend) if usable_corner else None
         self.corner_crop = _window_of(Path(corner)) if usable_corner else None

@@ -106,23 +106,29 @@ def test_bench_vision_scores_the_real_photographs_per_source(tmp_path):
 
 
 def test_bench_vision_compares_another_model_given_by_its_files(tmp_path):
-    from vision.indices import default_backend, default_model, model_path
+    from vision.index_crops import spec_file
+    from vision.indices import default_backend, default_model, model_path, runs_file
 
     args = ("bench", "vision", "--no-speed", "--no-real", "--scenes", "1", "--seed", "3", "--json")
     shipped = run_croupier(*args)
-    shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")  # as in a run folder: no turner beside it
-    # The detector the table runs here (onnxruntime's is the 8-bit one), given by its file.
+    # The files the table runs here (onnxruntime's are the 8-bit ones), given by their files; the
+    # reader as in a run folder, its window beside it and no turner.
+    reader = runs_file(model_path("reader.onnx"), default_backend())
+    shutil.copy(reader, tmp_path / reader.name)
+    shutil.copy(spec_file(reader), tmp_path / spec_file(reader).name)
     detector = default_model(default_backend())
-    given = run_croupier(*args, "--model", str(detector), "--reader", str(tmp_path / "reader.onnx"))
+    given = run_croupier(*args, "--model", str(detector), "--reader", str(tmp_path / reader.name))
     assert shipped.returncode == 0 and given.returncode == 0, shipped.stderr + given.stderr
     assert json.loads(given.stdout) == json.loads(shipped.stdout)  # the same files: the same figures
     missing = run_croupier(*args, "--reader", str(tmp_path / "none.onnx"))
     assert missing.returncode == 2 and "none.onnx: no such model file" in missing.stderr
     without = run_croupier(*args, "--no-corner")  # the shipped models without the corner reader
-    assert without.returncode == 0, without.stderr
-    assert [a["source"] for a in json.loads(without.stdout)["accuracy"]] == [
-        a["source"] for a in json.loads(shipped.stdout)["accuracy"]
-    ]
+    floats = run_croupier(*args, "--float-readers")  # ... with the readers in floats
+    for other in (without, floats):
+        assert other.returncode == 0, other.stderr
+        assert [a["source"] for a in json.loads(other.stdout)["accuracy"]] == [
+            a["source"] for a in json.loads(shipped.stdout)["accuracy"]
+        ]
 
 
 def test_bench_vision_refuses_an_unknown_size():

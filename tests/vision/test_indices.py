@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -212,13 +213,14 @@ def test_the_reader_cuts_an_index_at_the_size_it_is_told_the_decks_indices_are()
     assert best != card("9C") or p < LEAD * runner_up, short.candidates
 
 
-def test_the_runtimes_benchmark_times_each_reader_through_both_runtimes():
+def test_the_runtimes_benchmark_times_each_reader_through_both_runtimes_and_an_8bit_one_through_onnxruntime():
     from benchmarks.runtimes import reader_timings
-    from vision.indices import READER, model_path
+    from vision.indices import READER, int8_name, model_path
 
-    rows = reader_timings([model_path(READER)], crops=2, repeats=1)
-    assert [backend for _, backend, _ in rows] == ["onnxruntime", "opencv"]
-    assert all(path.endswith("reader.onnx") and ms > 0 for path, _, ms in rows)
+    rows = reader_timings([model_path(READER), model_path(int8_name(READER))], crops=2, repeats=1)
+    assert [backend for _, backend, _ in rows] == ["onnxruntime", "opencv", "onnxruntime"]
+    assert [Path(path).name for path, _, _ in rows] == ["reader.onnx", "reader.onnx", "reader.int8.onnx"]
+    assert all(ms > 0 for _, _, ms in rows)
 
 
 def test_the_reader_cuts_its_crop_from_the_region_itself_where_the_detector_saw_it_shrunk():

@@ -1,6 +1,6 @@
-"""The detector in 8-bit integers (``vision.training.quantize``): made from the shipped float
-detector, loaded by default through onnxruntime, finding what the float one finds; and the
-command on a tiny detector built here.
+"""The card reader's networks in 8-bit integers (``vision.training.quantize``): each made from
+the shipped float network beside it, loaded by default through onnxruntime, finding and reading
+what the float ones do; and the command on a tiny detector and a tiny reader built here.
 
 Needs onnx (the training extra); skipped without it."""
 
@@ -16,7 +16,19 @@ onnx = pytest.importorskip("onnx")
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from vision.indices import MODEL, MODEL_INT8, IndexDetector, model_path, network_input  # noqa: E402
+from vision.indices import (  # noqa: E402
+    CORNER,
+    MODEL,
+    MODEL_INT8,
+    READER,
+    TURNER,
+    IndexDetector,
+    int8_name,
+    model_path,
+    network_input,
+    runs_file,
+)
+from vision.scan import scan  # noqa: E402
 from vision.training.quantize import QuantizeError, float_ends, main, quantize  # noqa: E402
 
 PHOTOS = Path(__file__).parent / "photos"
@@ -44,11 +56,12 @@ def _quantized_weights(model) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def test_the_shipped_8bit_detector_is_made_from_the_shipped_float_one():
+@pytest.mark.parametrize("name", [MODEL, TURNER, READER, CORNER])
+def test_each_shipped_8bit_network_is_made_from_the_shipped_float_one(name):
     """Every weight of the 8-bit file is the float file's within half a step of its integers:
-    a detector retrained without quantizing again fails here."""
-    floats = _initializers(onnx.load(str(model_path(MODEL))))
-    int8 = onnx.load(str(model_path(MODEL_INT8)))
+    a network retrained without quantizing again fails here."""
+    floats = _initializers(onnx.load(str(model_path(name))))
+    int8 = onnx.load(str(model_path(int8_name(name))))
     weights = _quantized_weights(int8)
     convs = [w for name, w in floats.items() if w.ndim == 4]
     assert len(weights) >= len(convs) - 2  # all but the two convolutions kept in floats
@@ -63,9 +76,35 @@ def test_the_shipped_8bit_detector_is_made_from_the_shipped_float_one():
         assert np.array_equal(kept[node.input[1]], floats[node.input[1]]), node_name
 
 
-def test_the_table_runs_the_8bit_detector_through_onnxruntime_and_the_float_one_through_opencv():
-    assert Path(IndexDetector(backend="onnxruntime").path).name == MODEL_INT8
-    assert Path(IndexDetector(backend="opencv").path).name == MODEL
+def test_the_table_runs_the_8bit_networks_through_onnxruntime_and_the_float_ones_through_opencv():
+    int8, floats = IndexDetector(backend="onnxruntime"), IndexDetector(backend="opencv")
+    assert Path(int8.path).name == MODEL_INT8
+    assert Path(floats.path).name == MODEL
+    for net, name in ((int8.reader, READER), (int8.turner, TURNER), (int8.corner, CORNER)):
+        assert net is not None and Path(net.path).name == int8_name(name)
+    for net, name in ((floats.reader, READER), (floats.turner, TURNER), (floats.corner, CORNER)):
+        assert net is not None and Path(net.path).name == name
+    assert int8.crop == floats.crop and int8.corner_crop == floats.corner_crop  # one window per network
+
+
+def test_a_network_without_an_8bit_file_runs_in_floats_everywhere(tmp_path):
+    (tmp_path / "reader.onnx").write_bytes(b"")
+    assert runs_file(tmp_path / "reader.onnx", "onnxruntime") == tmp_path / "reader.onnx"
+    (tmp_path / "reader.int8.onnx").write_bytes(b"")
+    assert runs_file(tmp_path / "reader.onnx", "onnxruntime") == tmp_path / "reader.int8.onnx"
+    assert runs_file(tmp_path / "reader.onnx", "opencv") == tmp_path / "reader.onnx"
+
+
+def test_the_8bit_readers_read_the_cards_the_float_ones_read_in_real_photos():
+    floats = IndexDetector(reader=model_path(READER), turner=model_path(TURNER), corner=model_path(CORNER))
+    int8 = IndexDetector()
+    for name in ("WIN_20240627_12_06_16_Pro.jpg", "WIN_20240627_12_07_20_Pro.jpg", "IMG_20220921_194243.jpg"):
+        image = cv2.imread(str(PHOTOS / name), cv2.IMREAD_COLOR)
+        assert image is not None, name
+        expected = sorted(str(r.card) for r in scan(image, detector=floats) if r.card is not None)
+        read = sorted(str(r.card) for r in scan(image, detector=int8) if r.card is not None)
+        assert len(expected) >= 3, name
+        assert read == expected, name
 
 
 def test_the_8bit_detector_finds_the_indices_the_float_one_finds_in_a_real_photo():
@@ -134,19 +173,71 @@ def test_quantizing_a_tiny_detector_keeps_its_ends_in_floats_and_its_maps_close(
     assert np.abs(approx - exact).max() <= 0.05 * np.abs(exact).max()
 
 
-def test_a_model_that_is_no_detector_or_nothing_to_calibrate_on_is_refused_with_why(tmp_path, capsys):
+def test_a_model_that_is_no_network_of_the_reader_or_nothing_to_calibrate_on_is_refused_with_why(tmp_path, capsys):
     _tiny_detector(tmp_path / "two.onnx", image_into_two=True)
-    with pytest.raises(QuantizeError, match="not an index detector"):
+    with pytest.raises(QuantizeError, match="not one of the card reader's networks"):
         quantize(tmp_path / "two.onnx", tmp_path / "out.onnx", _images(2))
     (tmp_path / "junk.onnx").write_bytes(b"not a model")
     with pytest.raises(QuantizeError, match="not an ONNX model"):
         quantize(tmp_path / "junk.onnx", tmp_path / "out.onnx", _images(2))
     _tiny_detector(tmp_path / "tiny.onnx")
-    with pytest.raises(QuantizeError, match="no images"):
+    with pytest.raises(QuantizeError, match="no inputs to calibrate"):
         quantize(tmp_path / "tiny.onnx", tmp_path / "out.onnx", [])
     assert not (tmp_path / "out.onnx").exists()
     with pytest.raises(SystemExit):
         main(["--every", "0"])
     assert "--every must be 1 or more" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="not an ONNX model"):
-        main(["--model", str(tmp_path / "junk.onnx"), "--out", str(tmp_path / "out.onnx")])
+        main(["--network", "detector", "--model", str(tmp_path / "junk.onnx"), "--out", str(tmp_path / "out.onnx")])
+    with pytest.raises(SystemExit):
+        main(["--model", str(tmp_path / "tiny.onnx")])
+    assert "--model and --out are for one network" in capsys.readouterr().err
+
+
+def _tiny_reader(path: Path) -> None:
+    """A reader's shape in miniature: crops -> conv -> relu -> flatten -> fully connected -> logits."""
+    rng = np.random.default_rng(0)
+    nodes = [
+        helper.make_node("Conv", ["crops", "w1"], ["a"], name="first", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["a"], ["b"], name="relu1"),
+        helper.make_node("Conv", ["b", "w2"], ["c"], name="middle", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["d"], name="relu2"),
+        helper.make_node("Flatten", ["d"], ["e"], name="flatten"),
+        helper.make_node("Gemm", ["e", "w3", "b3"], ["logits"], name="head", transB=1),
+    ]
+    weights = [
+        numpy_helper.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(np.float32), "w1"),
+        numpy_helper.from_array((rng.standard_normal((8, 8, 3, 3)) * 0.3).astype(np.float32), "w2"),
+        numpy_helper.from_array((rng.standard_normal((21, 8 * 8 * 8)) * 0.05).astype(np.float32), "w3"),
+        numpy_helper.from_array(np.zeros(21, np.float32), "b3"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny_reader",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 8, 8])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 21])],
+        weights,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = 7
+    onnx.save(model, str(path))
+
+
+def test_quantizing_a_tiny_reader_keeps_its_first_convolution_and_its_logits_layer_in_floats(tmp_path):
+    import onnxruntime
+
+    _tiny_reader(tmp_path / "tiny.onnx")
+    rng = np.random.default_rng(2)
+    batches = [rng.random((4, 3, 8, 8)).astype(np.float32) for _ in range(5)]
+    quantize(tmp_path / "tiny.onnx", tmp_path / "tiny.int8.onnx", batches)
+    model = onnx.load(str(tmp_path / "tiny.int8.onnx"))
+    assert sorted(float_ends(model)) == ["first", "head"]
+    dequantized = {n.output[0] for n in model.graph.node if n.op_type == "DequantizeLinear"}
+    by_name = {n.name: n for n in model.graph.node}
+    assert by_name["first"].input[1] not in dequantized and by_name["head"].input[1] not in dequantized
+    assert by_name["middle"].input[1] in dequantized
+    crops = rng.random((3, 3, 8, 8)).astype(np.float32)
+    paths = (tmp_path / "tiny.onnx", tmp_path / "tiny.int8.onnx")
+    exact, approx = (onnxruntime.InferenceSession(str(path)).run(None, {"crops": crops})[0] for path in paths)
+    assert exact.shape == approx.shape == (3, 21)
+    assert np.abs(approx - exact).max() <= 0.05 * np.abs(exact).max()

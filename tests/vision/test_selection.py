@@ -4,6 +4,7 @@ sets models are chosen on."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -65,6 +66,10 @@ def test_the_shipped_models_without_the_corner_reader_are_a_comparison_of_their_
     assert given_detector(parser, parser.parse_args([])) is None  # nothing given: the shipped models alone
     without = given_detector(parser, parser.parse_args(["--no-corner"]))
     assert without is not None and without.corner is None and without.reader is not None
+    floats = given_detector(parser, parser.parse_args(["--float-readers"]))
+    assert floats is not None
+    readers = (floats.turner, floats.reader, floats.corner)
+    assert [Path(net.path).name for net in readers if net is not None] == ["turner.onnx", "reader.onnx", "corner.onnx"]
     with pytest.raises(SystemExit):
         given_detector(parser, parser.parse_args(["--no-corner", "--corner", str(model_path(CORNER))]))
     assert "give one" in capsys.readouterr().err

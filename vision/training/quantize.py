@@ -1,28 +1,33 @@
-"""The detector in 8-bit integers for the table: ``python -m vision.training.quantize``.
+"""The card reader's networks in 8-bit integers for the table: ``python -m vision.training.quantize``.
 
-Training writes the detector in 32-bit floats (``vision/models/indices.onnx``). This command
-writes it again with its weights and activations in 8-bit integers
-(``vision/models/indices.int8.onnx``), which onnxruntime runs about 1.7 times as fast on one
-core here, and the table loads by default (:func:`vision.indices.default_model`). Rerun it after
-every retraining of the detector: ``tests/vision/test_quantize.py`` fails while the 8-bit file
-was made from another detector than the one beside it.
+Training writes each network in 32-bit floats: the detector (``vision/models/indices.onnx``), the
+turner, the reader and the corner reader (``turner.onnx``, ``reader.onnx``, ``corner.onnx``).
+This command writes each again with its weights and activations in 8-bit integers, beside it
+(``indices.int8.onnx``, ``turner.int8.onnx``, ...), which onnxruntime runs 1.7 to 2.9 times as
+fast on one core here, and the table loads by default (:func:`vision.indices.runs_file`).
+``--network NAME`` makes one (or, repeated, several) alone. Rerun it after every retraining:
+``tests/vision/test_quantize.py`` fails while an 8-bit file was made from another network than
+the one beside it.
 
 How (onnxruntime's static quantization):
 
 - The model is converted to opset 13 first: per-channel weights need ``DequantizeLinear``'s
   ``axis``, which opset 11 (what the exporter writes, for OpenCV's sake) lacks.
-- Each activation's range is calibrated (the minimum and maximum it takes) on what the detector
-  sees in the training half of the real photographs: every input its network runs on while
-  ``croupier vision scan`` reads every ninth photo (104 inputs: each photo at the scales of its
-  pyramid, :func:`vision.indices.pyramid_scales`, and once more at the scale its indices ask
-  for; not its second look, :data:`vision.indices.SECOND_LOOK`, which came after the shipped
-  file). No randomness: the same photos give the same file.
+- Each activation's range is calibrated (the minimum and maximum it takes) on what the network
+  sees in the training half of the real photographs while ``croupier vision scan`` reads every
+  ninth photo. The detector: every input its network runs on (104 inputs: each photo at the
+  scales of its pyramid, :func:`vision.indices.pyramid_scales`, and once more at the scale its
+  indices ask for; not its second look, :data:`vision.indices.SECOND_LOOK`, which came after
+  the shipped file). A reader: every crop it reads while the table's detector (the 8-bit one)
+  and the readers in floats read those photos. No randomness: the same photos give the same
+  file.
 - Weights per output channel, activations unsigned, in ``QuantizeLinear`` / ``DequantizeLinear``
   pairs, which onnxruntime fuses into integer convolutions.
-- Two convolutions stay in floats: the first, which reads the image's pixels, and the head, which
-  writes the maps. In integers the heat map's logits and the sizes lose the resolution that
-  tells a faint index from none (``--all-integer`` makes them integers too, to compare:
-  ``docs/vision.md``, *The 8-bit detector*). Between them they cost little.
+- Each network's two ends stay in floats: the convolution that reads the pixels, and the layer
+  that writes the output (the detector's maps, a reader's logits). In integers the heat map's
+  logits and the sizes lose the resolution that tells a faint index from none
+  (``--all-integer`` makes them integers too, to compare: ``docs/vision.md``, *The 8-bit
+  networks*). Between them they cost little.
 
 The validation half is never used.
 """
@@ -38,16 +43,29 @@ import numpy as np
 import onnx
 from onnx import version_converter
 
-from vision.indices import MODEL, MODEL_INT8, READER, TURNER, IndexDetector, ModelError, model_path, network_input
-from vision.photo_set import PhotoSetError, load, split
+from vision.indices import (
+    CORNER,
+    MODEL,
+    READER,
+    TURNER,
+    IndexDetector,
+    ModelError,
+    int8_name,
+    model_path,
+    network_input,
+)
+from vision.photo_set import Photo, PhotoSetError, load, split
 from vision.scan import scan
 
 OPSET = 13  # DequantizeLinear's per-channel axis
 EVERY = 9  # every ninth training photo calibrates (30 of 268)
+# The networks, by the name --network takes, and their files in floats; the detector first, as
+# the readers are calibrated on what the table's (8-bit) detector finds.
+NETWORKS = {"detector": MODEL, "turner": TURNER, "reader": READER, "corner": CORNER}
 
 
 class QuantizeError(RuntimeError):
-    """A detector that cannot be made 8-bit (not a detector, or nothing to calibrate on)."""
+    """A network that cannot be made 8-bit (not one of the card reader's, or nothing to calibrate on)."""
 
 
 def calibration_images(model: Path, every: int = EVERY) -> list[np.ndarray]:
@@ -56,21 +74,48 @@ def calibration_images(model: Path, every: int = EVERY) -> list[np.ndarray]:
     pyramid, and the look at the scale its indices' size asks for), but for its second look a
     quarter taller: the shipped 8-bit file was calibrated before scan took it, on inputs of the
     same photos at the scales around it, and this command still writes that same file."""
+    detector = _Recording(model)
+    for photo in _calibration_photos(every):
+        scan(photo.image(), detector=detector, second_look=None)
+    return detector.seen
+
+
+def calibration_crops(network: str, every: int = EVERY) -> list[np.ndarray]:
+    """The inputs for calibrating a reader (``network``: "turner", "reader" or "corner"): every
+    batch of crops it reads while ``croupier vision scan`` reads every ``every``-th training
+    photo with the table's detector and the shipped readers in floats."""
+    detector = IndexDetector(
+        backend="onnxruntime",
+        reader=model_path(READER),
+        turner=model_path(TURNER),
+        corner=model_path(CORNER),
+    )
+    recording = _RecordingNet(getattr(detector, network))
+    setattr(detector, network, recording)
+    for photo in _calibration_photos(every):
+        scan(photo.image(), detector=detector)
+    return recording.seen
+
+
+def _calibration_photos(every: int) -> list[Photo]:
     try:
         train, _validation = split(load())
     except PhotoSetError as e:
-        raise QuantizeError(f"the real photographs calibrate the 8-bit detector: {e}") from e
-    detector = _Recording(model)
-    for photo in train[::every]:
-        scan(photo.image(), detector=detector, second_look=None)
-    return detector.seen
+        raise QuantizeError(f"the real photographs calibrate the 8-bit networks: {e}") from e
+    return train[::every]
 
 
 class _Recording(IndexDetector):
     """A detector that keeps every input its network ran on."""
 
     def __init__(self, model: Path) -> None:
-        super().__init__(model, backend="onnxruntime", reader=model_path(READER), turner=model_path(TURNER))
+        super().__init__(
+            model,
+            backend="onnxruntime",
+            reader=model_path(READER),
+            turner=model_path(TURNER),
+            corner=model_path(CORNER),
+        )
         self.seen: list[np.ndarray] = []
 
     def maps(self, image: np.ndarray) -> np.ndarray:
@@ -78,20 +123,39 @@ class _Recording(IndexDetector):
         return super().maps(image)
 
 
+class _RecordingNet:
+    """A reader's runtime that keeps every batch of crops it reads (the shared runtime itself
+    is left as it is: :func:`vision.indices._net` caches it)."""
+
+    def __init__(self, net: object) -> None:
+        if net is None:
+            raise QuantizeError("the shipped reader to calibrate is missing (reinstall croupier)")
+        self.net = net
+        self.seen: list[np.ndarray] = []
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        self.seen.append(blob)
+        return self.net.run(blob)  # type: ignore[attr-defined]
+
+
 def float_ends(model: onnx.ModelProto) -> list[str]:
-    """The names of the nodes kept in floats: the convolution that reads the image and the one
-    that writes the maps."""
+    """The names of the nodes kept in floats: the convolution that reads the image (or the
+    crops) and the layer that writes the output, a convolution (the detector's maps) or a fully
+    connected one (a reader's logits)."""
     image = model.graph.input[0].name
     maps = model.graph.output[0].name
     first = [n.name for n in model.graph.node if n.op_type == "Conv" and image in n.input]
-    last = [n.name for n in model.graph.node if n.op_type == "Conv" and maps in n.output]
+    last = [n.name for n in model.graph.node if n.op_type in ("Conv", "Gemm") and maps in n.output]
     if len(first) != 1 or len(last) != 1:
-        raise QuantizeError("not an index detector: its image must go into one convolution and its maps out of one")
+        raise QuantizeError(
+            "not one of the card reader's networks: its input must go into one convolution, and its"
+            " output come out of a convolution or a fully connected layer"
+        )
     return first + last
 
 
-def _detector(model: Path) -> tuple[onnx.ModelProto, list[str]]:
-    """The ONNX model at ``model``, checked to be a detector, and its :func:`float_ends`."""
+def _network(model: Path) -> tuple[onnx.ModelProto, list[str]]:
+    """The ONNX model at ``model``, checked to be one of the reader's networks, and its :func:`float_ends`."""
     try:
         loaded = onnx.load(str(model))
     except Exception as e:  # onnx raises protobuf's and its own errors
@@ -100,15 +164,15 @@ def _detector(model: Path) -> tuple[onnx.ModelProto, list[str]]:
 
 
 def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: bool = True) -> None:
-    """The detector at ``model`` in 8-bit integers, written to ``out`` (replaced only once whole),
-    its activations' ranges calibrated on ``images`` (network inputs: 1 x 3 x H x W floats);
-    its first and last convolutions in floats unless ``ends_in_floats`` is false."""
+    """The network at ``model`` in 8-bit integers, written to ``out`` (replaced only once whole),
+    its activations' ranges calibrated on ``images`` (its inputs: N x 3 x H x W floats); its
+    two ends in floats unless ``ends_in_floats`` is false."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    loaded, ends = _detector(model)
+    loaded, ends = _network(model)
     if not images:
-        raise QuantizeError("no images to calibrate the 8-bit detector on")
+        raise QuantizeError(f"no inputs to calibrate the 8-bit {model.name} on")
     name = loaded.graph.input[0].name
     feed = iter(images)
 
@@ -142,21 +206,36 @@ def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: b
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m vision.training.quantize", description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", type=Path, default=model_path(MODEL), help="the detector in floats, as training wrote it")
-    p.add_argument("--out", type=Path, default=model_path(MODEL_INT8), help="where the 8-bit detector goes")
-    p.add_argument("--every", type=int, default=EVERY, help="calibrate on every N-th training photo")
     p.add_argument(
-        "--all-integer", action="store_true", help="the first and last convolutions in integers too (to compare)"
+        "--network",
+        action="append",
+        choices=list(NETWORKS),
+        help="this network alone (repeat for several; default: all four, the detector first)",
     )
+    p.add_argument("--model", type=Path, help="the network in floats (default: the shipped one); one --network")
+    p.add_argument("--out", type=Path, help="where its 8-bit file goes (default: beside it, NAME.int8.onnx)")
+    p.add_argument("--every", type=int, default=EVERY, help="calibrate on every N-th training photo")
+    p.add_argument("--all-integer", action="store_true", help="the two ends in integers too (to compare)")
     args = p.parse_args(argv)
     if args.every < 1:
         p.error("--every must be 1 or more")
-    try:
-        _detector(args.model)  # before the photos are read with it
-        quantize(args.model, args.out, calibration_images(args.model, args.every), not args.all_integer)
-    except (QuantizeError, ModelError) as e:
-        sys.exit(f"error: {e}")
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
+    networks = list(dict.fromkeys(args.network or NETWORKS))
+    if (args.model or args.out) and len(networks) != 1:
+        p.error("--model and --out are for one network: name it with --network")
+    for network in networks:
+        model = args.model or model_path(NETWORKS[network])
+        out = args.out or model.with_name(int8_name(model.name))
+        try:
+            _network(model)  # before the photos are read with it
+            inputs = (
+                calibration_images(model, args.every)
+                if network == "detector"
+                else calibration_crops(network, args.every)
+            )
+            quantize(model, out, inputs, not args.all_integer)
+        except (QuantizeError, ModelError) as e:
+            sys.exit(f"error: {e}")
+        print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":
