@@ -20,11 +20,11 @@ FACE_W, FACE_H = 250, 350
 
 def cards_in_view(frame: np.ndarray) -> list[Recognition]:
     """Every card whose index shows, read or not; a card alone shows both its indices. Without
-    the photo scan's second look (:data:`vision.indices.SECOND_LOOK`): enrolment takes a card
-    only once it has seen it alone in four frames running, and the second look's reads beside
-    an index (a lone LJ beside `aisleriot:anglo`'s KC, in one frame of the six it lay still) kept
-    a card from ever being taken."""
-    return _without_its_pictures(scan(frame, any_pair=True, second_look=None))
+    the photo scan's further looks (:data:`vision.indices.LOOKS`): enrolment takes a card only
+    once it has seen it alone in four frames running, and a look at 30 px read a lone LJ beside
+    an index (beside `aisleriot:anglo`'s KC, in one frame of the six it lay still), which kept
+    the card from ever being taken."""
+    return _without_its_pictures(scan(frame, any_pair=True, looks=None))
 
 
 def _without_its_pictures(found: list[Recognition]) -> list[Recognition]:

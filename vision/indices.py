@@ -42,11 +42,12 @@ TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, i
 # px, on the training photos, rendered scenes and the tricks, from two thirds of the detector's
 # pixels (docs/vision.md, "Scale"; the figures are in commit 8ba4ddb's message).
 BEST_HEIGHT = 24.0
-# A photo of unknown scale is looked at once more with its indices this much taller than
-# BEST_HEIGHT (30 px): the detector's heat on one real index varies from scale to scale by more
-# than its threshold's margin, and a second look near the best height gives an index found faint
-# at one a second chance. Photos only: the table's camera reads each region at one scale, in time.
-SECOND_LOOK = 1.25
+# After its pyramid, a photo of unknown scale is looked at with its indices these times
+# BEST_HEIGHT (19, 24, 30 and 37.5 px): the detector's heat on one real index varies from scale to
+# scale by more than its threshold's margin, and looks a quarter apart around the best height
+# give an index found faint at one more chances. Photos only: the table's camera reads each
+# region at one scale, in time.
+LOOKS = (0.8, 1.0, 1.25, 1.5625)
 SURE = 0.5  # a read this sure that an index lies there is an index (the cards' PRESENT)
 FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
 PEAK = 0.25  # heat-map peaks below this are no index
@@ -326,19 +327,26 @@ class IndexDetector:
         ]
 
     def detect_pyramid(
-        self, image: np.ndarray, scales: list[float], second_look: float | None = SECOND_LOOK
+        self, image: np.ndarray, scales: list[float], looks: tuple[float, ...] | None = LOOKS
     ) -> list[IndexRead]:
         """The indices found at any of ``scales``, the same index found at two kept once. Then
-        the image is looked at once more at the scale that brings the indices found
-        (their median height) to the network's best, unless a scale near it was run already:
+        the image is looked at again at the scales that bring the indices found (their median
+        height) to ``looks`` times the network's best (a scale run already is not run again):
         the pyramid's steps are an octave apart, and an index between them is read near the
-        taught range's end; and once more with them ``second_look`` times taller. Of one index's
+        taught range's end. ``looks`` None: at the best alone, and not when a scale within a
+        quarter of it was run already (enrolment, which must not see more than it needs, and
+        the 8-bit detector's calibration, :mod:`vision.training.quantize`). Of one index's
         reads, the surest stands unless the others, weighted the same way, name another card
         (:func:`_voted`)."""
         found: list[IndexRead] = []
         weights: list[float] = []
 
+        run: list[float] = []
+
         def look(scale: float) -> None:
+            if any(math.isclose(scale, s) for s in run):
+                return
+            run.append(scale)
             reads = self.detect(image, scale)
             found.extend(reads)
             weights.extend(r.score * _fit(r.height * scale) for r in reads)
@@ -348,10 +356,11 @@ class IndexDetector:
         sure = [r.height for r in found if r.heat >= SURE]
         if sure:
             best = scale_for(float(np.median(sure)))
-            if all(abs(math.log(best / s)) > math.log(1.25) for s in scales):
+            if looks is not None:
+                for factor in looks:
+                    look(best * factor)
+            elif all(abs(math.log(best / s)) > math.log(1.25) for s in scales):
                 look(best)
-            if second_look is not None:
-                look(best * second_look)
         kept = suppress(found, weights)
         return [_voted(k, seen) for k, seen in zip(kept, _seen_as(kept, found, weights), strict=True)]
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.cards import Recognition, join
-from vision.indices import SECOND_LOOK, IndexDetector, IndexRead, in_view, pyramid_scales, scale_for
+from vision.indices import LOOKS, IndexDetector, IndexRead, in_view, pyramid_scales, scale_for
 
 # An index's height over its card's, until the table has learned its deck's: the middle, on a log
 # scale, of the designs measured (0.19-0.38; docs/vision.md). The smallest of them is what a
@@ -34,22 +34,22 @@ def scan(
     detector: IndexDetector | None = None,
     allowed: set[Card] | None = None,
     any_pair: bool = False,
-    second_look: float | None = SECOND_LOOK,
+    looks: tuple[float, ...] | None = LOOKS,
 ) -> list[Recognition]:
     """Every card whose corner index shows in a BGR image; cards not sure enough to name are
     reported with ``card`` None. An index cut off by the image's edge is none (:func:`in_view`).
     ``any_pair`` pairs two indices by where they lie alone, even when they read as different
-    cards (an unknown deck being enrolled). ``second_look``: see
-    :meth:`IndexDetector.detect_pyramid` (None: none)."""
+    cards (an unknown deck being enrolled). ``looks``: see
+    :meth:`IndexDetector.detect_pyramid`."""
     detector = detector or default_detector()
     if card_size_px is not None:
         reads = in_view(detector.detect(image, scale_for(INDEX_SHARE * card_size_px[1])), image.shape)
     else:
-        reads = photo_reads(detector, image, second_look)
+        reads = photo_reads(detector, image, looks)
     return join(reads, card_size_px, allowed, any_pair)
 
 
-def photo_reads(detector: IndexDetector, image: np.ndarray, second_look: float | None = SECOND_LOOK) -> list[IndexRead]:
+def photo_reads(detector: IndexDetector, image: np.ndarray, looks: tuple[float, ...] | None = LOOKS) -> list[IndexRead]:
     """The index reads of a photo whose cards' size is unknown: the detector over a few scales,
     an index cut off by the photo's edge dropped."""
-    return in_view(detector.detect_pyramid(image, pyramid_scales(image.shape), second_look), image.shape)
+    return in_view(detector.detect_pyramid(image, pyramid_scales(image.shape), looks), image.shape)

@@ -11,7 +11,7 @@ import numpy as np
 from engine.cards import card
 from simulators.camera import Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
-from vision.indices import SECOND_LOOK, IndexRead, Look, in_view, share_in_view, suppress
+from vision.indices import LOOKS, IndexRead, Look, in_view, share_in_view, suppress
 from vision.mat import MatLayout
 from vision.scan import default_detector
 
@@ -262,7 +262,7 @@ def test_a_scale_that_sees_an_index_too_tall_and_misreads_it_is_outvoted_by_the_
     assert detector.detect_pyramid(frame, [1.0, 0.5, 0.25]) == [too_tall]
 
 
-def test_a_photo_is_looked_at_once_more_with_its_indices_a_quarter_taller(monkeypatch):
+def test_a_photo_is_looked_at_again_with_its_indices_a_quarter_apart_around_the_best_height(monkeypatch):
     # The detector's heat on one real index varies from scale to scale: a 2C found faint with
     # the photo's indices at 24 px is found sure with them at 30.
     def read(code: str, centre: tuple[float, float], heat: float) -> IndexRead:
@@ -273,15 +273,22 @@ def test_a_photo_is_looked_at_once_more_with_its_indices_a_quarter_taller(monkey
 
     def detect(image, scale=1.0, index_height=None):
         looked.append(scale)
-        if scale == 0.5:  # the indices at 24 px
+        if scale in (0.3, 0.5, 0.6):  # 0.5: the indices at 24 px
             return [sure, faint]
-        return [surer] if math.isclose(scale, 0.5 * SECOND_LOOK) else []
+        return [surer] if math.isclose(scale, 0.5 * 1.25) else []
 
     detector = default_detector()
     monkeypatch.setattr(detector, "detect", detect)
     reads = detector.detect_pyramid(np.zeros((640, 640, 3), np.uint8), [1.0, 0.5])
-    assert looked == [1.0, 0.5, 0.5 * SECOND_LOOK]  # the best scale was run already: not again
+    assert LOOKS == (0.8, 1.0, 1.25, 1.5625)
+    assert looked == [1.0, 0.5, 0.4, 0.625, 0.78125]  # the best scale was run already: not again
     assert {r.card: r.heat for r in reads} == {card("9C"): 0.9, card("2C"): 0.8}
+    looked.clear()
+    detector.detect_pyramid(np.zeros((640, 640, 3), np.uint8), [1.0, 0.3], looks=None)
+    assert looked == [1.0, 0.3, 0.5]  # enrolment's: the best alone
+    looked.clear()
+    detector.detect_pyramid(np.zeros((640, 640, 3), np.uint8), [1.0, 0.6], looks=None)
+    assert looked == [1.0, 0.6]  # ... and not when a scale within a quarter of it was run
 
 
 def test_a_photo_is_not_shrunk_further_than_its_tallest_index_needs():

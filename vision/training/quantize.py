@@ -15,12 +15,12 @@ How (onnxruntime's static quantization):
   ``axis``, which opset 11 (what the exporter writes, for OpenCV's sake) lacks.
 - Each activation's range is calibrated (the minimum and maximum it takes) on what the network
   sees in the training half of the real photographs while ``croupier vision scan`` reads every
-  ninth photo. The detector: every input its network runs on (104 inputs: each photo at the
-  scales of its pyramid, :func:`vision.indices.pyramid_scales`, and once more at the scale its
-  indices ask for; not its second look, :data:`vision.indices.SECOND_LOOK`, which came after
-  the shipped file). A reader: every crop it reads while the table's detector (the 8-bit one)
-  and the readers in floats read those photos. No randomness: the same photos give the same
-  file.
+  ninth photo. The detector: every input its network runs on, each photo at the scales of its
+  pyramid (:func:`vision.indices.pyramid_scales`) and once more at the scale its indices ask
+  for (104 inputs; not the scan's further looks, :data:`vision.indices.LOOKS`, which came after
+  the shipped file). A reader: every crop it reads while the scan, with those looks, reads
+  those photos with the table's detector (the 8-bit one) and the readers in floats. No
+  randomness: the same photos give the same file.
 - Weights per output channel, activations unsigned, in ``QuantizeLinear`` / ``DequantizeLinear``
   pairs, which onnxruntime fuses into integer convolutions.
 - Each network's two ends stay in floats: the convolution that reads the pixels, and the layer
@@ -71,12 +71,12 @@ class QuantizeError(RuntimeError):
 def calibration_images(model: Path, every: int = EVERY) -> list[np.ndarray]:
     """The network inputs for calibration: every one the detector at ``model`` (in floats) runs
     on while ``croupier vision scan`` reads every ``every``-th training photo (each scale of its
-    pyramid, and the look at the scale its indices' size asks for), but for its second look a
-    quarter taller: the shipped 8-bit file was calibrated before scan took it, on inputs of the
-    same photos at the scales around it, and this command still writes that same file."""
+    pyramid, and the look at the scale its indices' size asks for), but for its further looks:
+    the shipped 8-bit file was calibrated before scan took them, and this command still writes
+    that same file."""
     detector = _Recording(model)
     for photo in _calibration_photos(every):
-        scan(photo.image(), detector=detector, second_look=None)
+        scan(photo.image(), detector=detector, looks=None)
     return detector.seen
 
 
