@@ -38,6 +38,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -127,7 +128,7 @@ class _RecordingNet:
     """A reader's runtime that keeps every batch of crops it reads (the shared runtime itself
     is left as it is: :func:`vision.indices._net` caches it)."""
 
-    def __init__(self, net: object) -> None:
+    def __init__(self, net: Any) -> None:
         if net is None:
             raise QuantizeError("the shipped reader to calibrate is missing (reinstall croupier)")
         self.net = net
@@ -135,7 +136,7 @@ class _RecordingNet:
 
     def run(self, blob: np.ndarray) -> np.ndarray:
         self.seen.append(blob)
-        return self.net.run(blob)  # type: ignore[attr-defined]
+        return self.net.run(blob)
 
 
 def float_ends(model: onnx.ModelProto) -> list[str]:
