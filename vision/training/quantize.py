@@ -54,6 +54,7 @@ from vision.indices import (
     int8_name,
     model_path,
     network_input,
+    with_shipped,
 )
 from vision.photo_set import Photo, PhotoSetError, load, split
 from vision.scan import scan
@@ -85,12 +86,7 @@ def calibration_crops(network: str, every: int = EVERY) -> list[np.ndarray]:
     """The inputs for calibrating a reader (``network``: "turner", "reader" or "corner"): every
     batch of crops it reads while ``croupier vision scan`` reads every ``every``-th training
     photo with the table's detector and the shipped readers in floats."""
-    detector = IndexDetector(
-        backend="onnxruntime",
-        reader=model_path(READER),
-        turner=model_path(TURNER),
-        corner=model_path(CORNER),
-    )
+    detector = with_shipped(float_readers=True, backend="onnxruntime")
     recording = _RecordingNet(getattr(detector, network))
     setattr(detector, network, recording)
     for photo in _calibration_photos(every):
