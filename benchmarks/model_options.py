@@ -1,7 +1,8 @@
 """The models a vision benchmark measures: ``--model``, ``--reader``, ``--turner`` and ``--corner``,
 each another file than the shipped one (the others shipped: :func:`vision.indices.with_shipped`),
 or ``--no-corner``: the shipped models without the corner reader; ``--float-readers``: the
-shipped readers in 32-bit floats rather than their 8-bit files."""
+shipped readers in 32-bit floats rather than their 8-bit files; ``--no-ink``: without the check of
+red reads' ink (:mod:`vision.ink`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--float-readers", action="store_true", help="the shipped readers in floats, not 8-bit, to compare"
     )
+    parser.add_argument("--no-ink", action="store_true", help="without the check of red reads' ink, to compare")
 
 
 def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) -> IndexDetector | None:
@@ -31,7 +33,7 @@ def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             parser.error(f"{path}: no such model file")
     if args.no_corner and args.corner is not None:
         parser.error("--corner and --no-corner: give one")
-    if not given and not args.no_corner and not args.float_readers:
+    if not given and not args.no_corner and not args.float_readers and not args.no_ink:
         return None
     try:
         return with_shipped(
@@ -41,6 +43,7 @@ def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             args.corner,
             float_readers=args.float_readers,
             read_corner=not args.no_corner,
+            check_ink=not args.no_ink,
         )
     except ModelError as exc:
         parser.error(str(exc))

@@ -31,6 +31,7 @@ import numpy as np
 from engine.cards import Card
 from vision.cards import PRESENT, Recognition, Thresholds, join
 from vision.indices import PEAK, IndexRead, with_shipped
+from vision.ink import has_colour
 from vision.photo_set import Photo, load, split
 from vision.scan import photo_reads, scan
 
@@ -167,9 +168,8 @@ def half_of(half: str) -> list[Photo]:
 
 def colour_of(_photo: Photo, image: np.ndarray) -> str:
     """ "grey" for a photo without colour (the set's publisher made 140 of its 524 grey; JPEG
-    leaves their channels a little apart), else "colour"."""
-    apart = np.abs(image[..., 0].astype(np.int16) - image[..., 2]).mean()
-    return "grey" if apart < 2 else "colour"
+    leaves their channels a little apart: :func:`vision.ink.has_colour`), else "colour"."""
+    return "colour" if has_colour(image) else "grey"
 
 
 def tune(

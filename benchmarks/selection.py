@@ -109,7 +109,8 @@ def main(argv: list[str] | None = None) -> None:
     candidate = given_detector(parser, args)
     if candidate is None:
         parser.error(
-            "give a model to compare with the shipped ones (--model, --reader, --turner or --corner, or --no-corner)"
+            "give a model to compare with the shipped ones (--model, --reader, --turner or --corner;"
+            " or --no-corner, --float-readers, --no-ink)"
         )
     say = (lambda _line: None) if args.json else (lambda line: print(f"   {line}", flush=True))
     figures = {}

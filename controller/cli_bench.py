@@ -95,6 +95,9 @@ def bench_vision(
     float_readers: Annotated[
         bool, typer.Option(help="The shipped readers in 32-bit floats, not their 8-bit files, to compare.")
     ] = False,
+    ink: Annotated[
+        bool, typer.Option(help="Check that a red card's index shows red ink (--no-ink: without it, to compare).")
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """The card reader's accuracy on real photographs and rendered scenes; per-frame time."""
@@ -107,12 +110,12 @@ def bench_vision(
     if half not in ("validation", "train"):
         fail(f"unknown half {half!r} of the real photographs (use validation or train)")
     detector = None
-    if model is not None or reader is not None or not corner or float_readers:
+    if model is not None or reader is not None or not corner or float_readers or not ink:
         for path in (model, reader):
             if path is not None and not path.is_file():
                 fail(f"{path}: no such model file")
         try:
-            detector = with_shipped(model, reader, float_readers=float_readers, read_corner=corner)
+            detector = with_shipped(model, reader, float_readers=float_readers, read_corner=corner, check_ink=ink)
         except ModelError as exc:
             fail(str(exc))
     width, height = (int(v) for v in size.split("x"))

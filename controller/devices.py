@@ -86,7 +86,7 @@ def _camera(settings: Settings) -> VisionService | None:
         except SourceError as exc:
             raise DeviceError(f"the camera {source_spec!r}: {exc}") from None
     try:
-        detector = IndexDetector(settings.camera.model)
+        detector = IndexDetector(settings.camera.model, check_ink=settings.camera.check_ink)
     except ModelError as exc:
         raise DeviceError(f"the camera's card reader: {exc}") from None
     observer = Observer(layout, detector)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -29,13 +30,16 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.index_crops import CropSpec, CropSpecError, crops_blob, spec_of, upright_crop
+from vision.index_crops import INDEX_ONLY, CropSpec, CropSpecError, crops_blob, spec_of, upright_crop
+from vision.ink import has_colour, shows_red
 
 log = logging.getLogger(__name__)
 
 STRIDE = 4
 RANKS = "23456789TJQKAX"  # the network's rank classes in order; X: a joker (training imports these)
 SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
+RED_SUITS = (1, 2)  # diamonds and hearts, in SUITS
+INK_ASKED_ABOVE = 0.02  # a read less likely than this to be a red card keeps its heat whatever its ink
 TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
 # The height to scale an index to when its size is known (the mat). At 24 px, the reader's crops
 # cut from the region as the camera saw it (_crop_source), more cards were read right than at 30
@@ -92,8 +96,16 @@ class IndexRead:
     # The likeliest cards with their probabilities (rank x suit), best first, for the prior.
     candidates: tuple[tuple[Card, float], ...] = ()
     # The reader's share of ``heat``: its chance that the upright crop holds an index (1 when no
-    # reader looked). The detector's own heat is ``heat / presence``.
+    # reader looked). The detector's own heat is ``heat / (presence * ink)``.
     presence: float = 1.0
+    # The share of ``heat`` the check of red ink left (vision.ink): the chance that the read is no
+    # red card, where its crop shows no red ink in a frame with colour; else 1.
+    ink: float = 1.0
+
+    @property
+    def index_heat(self) -> float:
+        """How sure an index lies here, whatever card it is: ``heat`` before the check of red ink."""
+        return self.heat / self.ink if self.ink > 0 else 0.0
 
     @property
     def up(self) -> tuple[float, float]:
@@ -256,6 +268,7 @@ class IndexDetector:
         least: float = FAINT,
         corner: Path | None = None,
         read_corner: bool = True,
+        check_ink: bool = True,
     ) -> None:
         backend = backend or default_backend()
         self.path = str(path or default_model(backend))
@@ -287,6 +300,9 @@ class IndexDetector:
         usable_corner = usable and read_corner and corner is not None and Path(corner).is_file()
         self.corner = _net(str(corner), backend) if usable_corner else None
         self.corner_crop = _window_of(Path(corner)) if usable_corner else None
+        # A read of a red card whose crop, in a frame with colour, holds no red ink is no index
+        # (vision.ink; check_ink=False: not checked, for a deck that prints a red suit in another colour).
+        self.check_ink = check_ink
 
     def maps(self, image: np.ndarray) -> np.ndarray:
         """The network's raw output for a BGR image (padded to a multiple of 16): (25, H/4, W/4)."""
@@ -353,7 +369,7 @@ class IndexDetector:
 
         for scale in scales:
             look(scale)
-        sure = [r.height for r in found if r.heat >= SURE]
+        sure = [r.height for r in found if r.index_heat >= SURE]  # an index's size is not its ink's colour
         if sure:
             best = scale_for(float(np.median(sure)))
             if looks is not None:
@@ -404,19 +420,24 @@ class IndexDetector:
         reads = [r for ps in peaks for r in ps]
         if not reads:
             return [[] for _ in peaks]
-        where, cut = [], []
+        where, cut, coloured = [], [], []
         for look, work, ps, t in zip(looks, works, peaks, typical, strict=True):
+            colour = self.check_ink and has_colour(look.image)
             for r in agreed_heights(ps, t):
                 image, r = _crop_source(look, work, r)
                 where.append(image)
                 cut.append(r)
+                coloured.append(colour)
         ups = [r.up_deg for r in reads]
         first = self._look(self.turner or self.reader, where, cut, ups)
         if self.turner is not None:
             ups = [_upright_turn(first, k, up) for k, up in enumerate(ups)]
             logits = self._look(self.reader, where, cut, ups, both=False)
             corners = self._in_corner(logits, where, cut, ups)
-            return _grouped([self._fused(r, logits[k], ups[k], corners[k]) for k, r in enumerate(reads)], peaks)
+            inks = _ink_checks(where, cut, ups, coloured)
+            return _grouped(
+                [self._fused(r, logits[k], ups[k], corners[k], inks[k]) for k, r in enumerate(reads)], peaks
+            )
         if self.turn and first.shape[1] > _READER_OUTPUTS:
             ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
         logits = first  # the reader is its own turner: it reads again only the crops it turned
@@ -431,7 +452,8 @@ class IndexDetector:
         rows = logits[[2 * k + t for k, t in enumerate(turned)]]
         ups = [(up + 180 * t) % 360 for up, t in zip(ups, turned, strict=True)]
         corners = self._in_corner(rows, where, cut, ups)
-        return _grouped([self._fused(r, rows[k], ups[k], corners[k]) for k, r in enumerate(reads)], peaks)
+        inks = _ink_checks(where, cut, ups, coloured)
+        return _grouped([self._fused(r, rows[k], ups[k], corners[k], inks[k]) for k, r in enumerate(reads)], peaks)
 
     def _in_corner(
         self, rows: np.ndarray, images: list[np.ndarray], reads: list[_Peak], ups: list[float]
@@ -453,15 +475,31 @@ class IndexDetector:
             out[k] = _presence_of(seen[i])
         return out
 
-    def _fused(self, r: _Peak, row: np.ndarray, up_deg: float, in_corner: float = 1.0) -> IndexRead:
+    def _fused(
+        self,
+        r: _Peak,
+        row: np.ndarray,
+        up_deg: float,
+        in_corner: float = 1.0,
+        shows_red_ink: Callable[[], bool] | None = None,
+    ) -> IndexRead:
         """Peak ``r`` as the reader read its upright crop (``row``: the reader's logits for it),
-        with the detector's opinion, and the corner reader's chance that an index lies there."""
+        with the detector's opinion, and the corner reader's chance that an index lies there.
+        Where its crop shows no red ink (``shows_red_ink``: None in a frame without colour), its
+        heat keeps only the chance that it is no red card (``ink``): the read is no card it could
+        name wrongly, while its index still counts as one (:attr:`IndexRead.index_heat`). The ink
+        is looked at only where that could matter: a read that may count and may be red."""
         ranks = _softmax(row[: len(RANKS) + 1])
         p_index = (1.0 - float(ranks[-1])) * in_corner  # the ranks' softmax is needed below: not _presence_of
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
         suits = _softmax(row[len(RANKS) + 1 : _READER_OUTPUTS])
         p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
-        return _as_read(r.centre, r.height, r.width, up_deg, r.heat * p_index, p_rank, p_suit, p_index)
+        p_red = float(p_suit[list(RED_SUITS)].sum())
+        ink = 1.0
+        may_count = r.heat * p_index >= self.least
+        if shows_red_ink is not None and p_red >= INK_ASKED_ABOVE and may_count and not shows_red_ink():
+            ink = 1.0 - p_red
+        return _as_read(r.centre, r.height, r.width, up_deg, r.heat * p_index * ink, p_rank, p_suit, p_index, ink)
 
     def _look(
         self, net: _Runtime, images: list[np.ndarray], reads: list[_Peak], ups: list[float], both: bool = True
@@ -587,6 +625,22 @@ def _turn_of(row: np.ndarray) -> float:
     return math.degrees(math.atan2(sin, cos))
 
 
+def _ink_checks(
+    images: list[np.ndarray], reads: list[_Peak], ups: list[float], coloured: list[bool]
+) -> list[Callable[[], bool] | None]:
+    """For each read, whether its index crop (cut upright at ``ups`` from its image) shows red ink,
+    to be asked only where it matters (cutting and measuring every crop would cost an eighth of a
+    frame's reading); None where its frame has no colour to tell (``coloured``)."""
+
+    def check(image: np.ndarray, r: _Peak, up: float) -> Callable[[], bool]:
+        return lambda: shows_red(upright_crop(image, r.centre, r.height, up, INDEX_ONLY))
+
+    return [
+        check(image, r, up) if colour else None
+        for image, r, up, colour in zip(images, reads, ups, coloured, strict=True)
+    ]
+
+
 def _window_of(model: Path) -> CropSpec:
     try:
         return spec_of(model)
@@ -613,6 +667,7 @@ def _as_read(
     p_rank: np.ndarray,
     p_suit: np.ndarray,
     presence: float = 1.0,
+    ink: float = 1.0,
 ) -> IndexRead:
     r, s = int(p_rank.argmax()), int(p_suit.argmax())
     return IndexRead(
@@ -625,6 +680,7 @@ def _as_read(
         float(heat),
         _candidates(p_rank, p_suit),
         float(presence),
+        float(ink),
     )
 
 

@@ -187,7 +187,7 @@ class Observer:
         share, told = (learned, learned * card_height) if learned is not None else (INDEX_SHARE, None)
         found = self._look(frame, boxes, share, told, card_height)
         if learned is not None and abs(math.log(learned / INDEX_SHARE)) >= math.log(_SAME_SCALE):
-            blind = [k for k, reads in enumerate(found) if not any(r.heat >= SURE for r in reads)]
+            blind = [k for k, reads in enumerate(found) if not any(r.index_heat >= SURE for r in reads)]
             again = self._look(frame, [boxes[k] for k in blind], INDEX_SHARE, None, card_height)
             for k, reads in zip(blind, again, strict=True):
                 found[k] = reads

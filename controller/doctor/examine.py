@@ -79,7 +79,9 @@ def _camera(settings: Settings, visit: Visit) -> Iterator[Finding]:
     else:
         opener = lambda: open_source(camera.source, size, camera.fps, camera.exposure_us)  # noqa: E731
     live = camera.source == "picamera2" or camera.source.startswith("uvc:")
-    rig = CameraRig(camera.source, size, layout, opener, lambda: IndexDetector(camera.model), live)
+    rig = CameraRig(
+        camera.source, size, layout, opener, lambda: IndexDetector(camera.model, check_ink=camera.check_ink), live
+    )
     yield from check_camera(rig, person, visit.wait_s)
 
 

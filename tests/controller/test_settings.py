@@ -89,3 +89,13 @@ def test_croupier_toml_in_the_folder_it_starts_in_is_read(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     assert load_settings().table.game == "nap"
     assert load_settings(write(tmp_path / "..", '[table]\ngame = "shelem"\n')).table.game == "shelem"  # --config wins
+
+
+@pytest.mark.parametrize("check_ink", [True, False])
+def test_the_camera_check_ink_setting_reaches_the_card_reader(tmp_path, check_ink):
+    from controller.devices import _camera
+
+    settings = load_settings(write(tmp_path, f"[camera]\ncheck_ink = {str(check_ink).lower()}\n"))
+    service = _camera(settings)
+    assert service is not None
+    assert service.observer.detector.check_ink is check_ink

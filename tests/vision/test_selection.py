@@ -70,6 +70,8 @@ def test_the_shipped_models_without_the_corner_reader_are_a_comparison_of_their_
     assert floats is not None
     readers = (floats.turner, floats.reader, floats.corner)
     assert [Path(net.path).name for net in readers if net is not None] == ["turner.onnx", "reader.onnx", "corner.onnx"]
+    unchecked = given_detector(parser, parser.parse_args(["--no-ink"]))
+    assert unchecked is not None and not unchecked.check_ink and unchecked.corner is not None
     with pytest.raises(SystemExit):
         given_detector(parser, parser.parse_args(["--no-corner", "--corner", str(model_path(CORNER))]))
     assert "give one" in capsys.readouterr().err

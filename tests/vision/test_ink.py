@@ -1,0 +1,113 @@
+"""The check of red reads' ink (vision/ink.py): a red card's index shows red ink, washed out or
+under a warm lamp, and a black one none; a heart printed black, in a frame with colour, is no
+card, while the check leaves red cards and grey frames alone."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.cards import card
+from simulators.card_faces import render_face
+from vision.indices import SURE, IndexDetector
+from vision.ink import has_colour, red_ink_share, shows_red
+from vision.scan import photo_reads, scan
+
+FELT = (40, 110, 30)  # BGR
+
+
+def index_crop(code: str) -> np.ndarray:
+    """The top-left index of one of the project's faces, at the reader's crop size (32 x 40)."""
+    face = render_face(card(code))
+    return cv2.resize(face[5:75, 0:56], (32, 40), interpolation=cv2.INTER_AREA)
+
+
+def washed_out(image: np.ndarray, share: float = 0.65) -> np.ndarray:
+    """As under a lamp's glare: ``share`` of the way to white."""
+    return (image * (1 - share) + 255 * share).astype(np.uint8)
+
+
+def under_a_warm_lamp(image: np.ndarray) -> np.ndarray:
+    return (image * np.array([0.6, 0.85, 1.0])).astype(np.uint8)  # BGR: less blue, a little less green
+
+
+def printed_black(face: np.ndarray) -> np.ndarray:
+    """A face whose red ink is black: each reddish pixel made a dark grey."""
+    b, g, r = (face[..., i].astype(int) for i in range(3))
+    out = face.copy()
+    reddish = r - np.maximum(b, g) > 40
+    out[reddish] = (face.mean(axis=2)[reddish] // 3).astype(np.uint8)[:, None]
+    return out
+
+
+def on_felt(face: np.ndarray, width: int = 170) -> np.ndarray:
+    height = int(face.shape[0] * width / face.shape[1])
+    image = np.full((480, 640, 3), FELT, np.uint8)
+    image[100 : 100 + height, 220 : 220 + width] = cv2.resize(face, (width, height), interpolation=cv2.INTER_AREA)
+    return image
+
+
+def grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
+def named(image: np.ndarray, check_ink: bool = True) -> set[str]:
+    return {str(r.card) for r in scan(image, detector=IndexDetector(check_ink=check_ink)) if r.card is not None}
+
+
+@pytest.mark.parametrize("code", ["7D", "KH", "2H", "QD"])
+def test_a_red_index_shows_red_ink_washed_out_or_under_a_warm_lamp(code):
+    crop = index_crop(code)
+    assert shows_red(crop)
+    assert shows_red(washed_out(crop))
+    assert shows_red(under_a_warm_lamp(crop))
+
+
+@pytest.mark.parametrize("code", ["7S", "KC", "2C", "QS"])
+def test_a_black_index_shows_none_washed_out_or_under_a_warm_lamp(code):
+    crop = index_crop(code)
+    assert red_ink_share(crop) == 0.0
+    assert not shows_red(washed_out(crop))
+    assert not shows_red(under_a_warm_lamp(crop))
+
+
+def test_a_grey_frame_has_no_colour_and_the_felt_has():
+    table = on_felt(render_face(card("7S")))
+    assert has_colour(table)
+    assert not has_colour(grey(table))
+
+
+@pytest.mark.parametrize("code", ["KH", "9H"])
+def test_a_heart_printed_black_is_no_card_in_a_frame_with_colour(code):
+    red = on_felt(render_face(card(code)))
+    black = on_felt(printed_black(render_face(card(code))))
+    assert named(red) == {code}  # the check takes no red card's read away
+    assert named(black) == set()
+    assert named(black, check_ink=False) == {code}  # the reader alone reads the heart by its shape
+    assert named(grey(black)) == {code}  # a grey frame says nothing of ink: not checked
+
+
+def test_a_read_the_check_takes_away_still_counts_as_an_index_for_sizes():
+    black = on_felt(printed_black(render_face(card("KH"))))
+    checked = [r for r in photo_reads(IndexDetector(), black) if r.index_heat >= SURE]
+    assert checked, "the indices are still there"
+    assert all(r.heat < SURE and r.ink < 1 for r in checked if r.card == card("KH"))
+    assert any(r.card == card("KH") for r in checked)
+
+
+def test_the_red_ink_benchmark_sorts_reads_by_the_card_under_them_and_the_card_named():
+    from benchmarks.red_ink import report, shares
+    from vision.indices import IndexRead
+
+    def read(code: str) -> IndexRead:
+        return IndexRead((0.0, 0.0), 30.0, 20.0, 0.0, card(code), 0.9, 0.9, ((card(code), 0.9),))
+
+    red, black = index_crop("7D"), index_crop("7S")
+    found = [(card("7D"), read("7D"), red), (card("7S"), read("7D"), black), (card("7S"), read("7S"), black)]
+    found.append((card("7S"), read("8D"), red))  # another card's index over it: not of its rank
+    sorted_ = shares(iter(found), same_rank=True)
+    assert len(sorted_["red read right"]) == 1 and sorted_["red read right"][0] > 0.05
+    assert sorted_["black read red"] == [0.0] and sorted_["black"] == [0.0]
+    line = report("project", sorted_)
+    assert "black read red   1: 1 under NO_RED" in line and "0 under NO_RED" in line
