@@ -45,8 +45,8 @@ class CameraSettings(_Section):
     height: int = Field(default=720, gt=0)
     fps: float = Field(default=10.0, gt=0, le=120)  # a camera's fixed frame rate (the tracker needs a few a second)
     exposure_us: int = Field(default=8000, gt=0, le=1_000_000)  # fixed: the light the reader sees must not drift
-    # A red card's index must show red ink (vision/ink.py); false for a deck printing a red suit
-    # in another colour (a four-colour deck's blue diamonds).
+    # A red card's index must show red ink (vision/ink.py); false for a deck that prints
+    # diamonds or hearts in another colour than red.
     check_ink: bool = True
 
 

@@ -301,7 +301,7 @@ class IndexDetector:
         self.corner = _net(str(corner), backend) if usable_corner else None
         self.corner_crop = _window_of(Path(corner)) if usable_corner else None
         # A read of a red card whose crop, in a frame with colour, holds no red ink is no index
-        # (vision.ink; check_ink=False: not checked, for a deck that prints a red suit in another colour).
+        # (vision.ink; check_ink=False: not checked, for a deck that prints diamonds or hearts otherwise).
         self.check_ink = check_ink
 
     def maps(self, image: np.ndarray) -> np.ndarray:

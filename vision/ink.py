@@ -9,10 +9,9 @@ pixel is red ink when it takes from the paper's light more blue and green than r
 heart shows many such pixels, even faint and small; black ink, grey or washed out, none.
 
 The check only ever takes a read away, never names another card: an index read as a red card with
-no red ink anywhere in its crop is no index (a deck whose diamonds are printed blue, as four-colour
-decks' are, then loses its diamonds rather than having them read as something else;
-``IndexDetector(check_ink=False)`` turns the check off). A grey frame (a grey photo, a camera
-without colour) says nothing about ink, and is not checked.
+no red ink anywhere in its crop is no index. It assumes that diamonds and hearts are printed in
+red; ``IndexDetector(check_ink=False)`` turns it off for a deck that prints them otherwise. A grey
+frame (a grey photo, a camera without colour) says nothing about ink, and is not checked.
 """
 
 from __future__ import annotations
