@@ -91,19 +91,18 @@ def shares(found: Iterator[tuple[Card, IndexRead, np.ndarray]], same_rank: bool)
 
 
 def report(name: str, found: dict[str, list[float]]) -> str:
+    """One set's line: the red cards' least shares, the black indices read as red around
+    :data:`~vision.ink.NO_RED`, and the black ones read black with no red ink at all."""
     right, wrong, black = (np.array(found[k]) for k in ("red read right", "black read red", "black"))
-    parts = []
-    parts.append(
-        f"red cards read right {len(right):5d}, least shares {', '.join(f'{v:.1%}' for v in np.sort(right)[:3])}"
-        f" ({(right < NO_RED).sum()} under NO_RED)"
-    )
     under, over = np.sort(wrong[wrong < NO_RED]), np.sort(wrong[wrong >= NO_RED])
-    parts.append(
+    least = ", ".join(f"{v:.1%}" for v in np.sort(right)[:3])
+    parts = [
+        f"red cards read right {len(right):5d}, least shares {least} ({(right < NO_RED).sum()} under NO_RED)",
         f"black read red {len(wrong):3d}: {len(under)} under NO_RED"
         + (f" (the most {under[-1]:.1%})" if len(under) else "")
-        + (f", the next {over[0]:.1%}" if len(over) else "")
-    )
-    parts.append(f"black read black {len(black):5d}, {(black == 0).mean() if len(black) else 0:.0%} with no red ink")
+        + (f", the next {over[0]:.1%}" if len(over) else ""),
+        f"black read black {len(black):5d}, {(black == 0).mean() if len(black) else 0:.0%} with no red ink",
+    ]
     return f"{name:17} " + "; ".join(parts)
 
 

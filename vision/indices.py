@@ -629,8 +629,9 @@ def _ink_checks(
     images: list[np.ndarray], reads: list[_Peak], ups: list[float], coloured: list[bool]
 ) -> list[Callable[[], bool] | None]:
     """For each read, whether its index crop (cut upright at ``ups`` from its image) shows red ink,
-    to be asked only where it matters (cutting and measuring every crop would cost an eighth of a
-    frame's reading); None where its frame has no colour to tell (``coloured``)."""
+    to be asked only where it matters (most reads are faint peaks on pips, or black cards: a crop
+    cut and measured for each would cost time for nothing); None where its frame has no colour to
+    tell (``coloured``)."""
 
     def check(image: np.ndarray, r: _Peak, up: float) -> Callable[[], bool]:
         return lambda: shows_red(upright_crop(image, r.centre, r.height, up, INDEX_ONLY))
