@@ -86,12 +86,18 @@ def _camera(settings: Settings) -> VisionService | None:
         except SourceError as exc:
             raise DeviceError(f"the camera {source_spec!r}: {exc}") from None
     try:
-        detector = IndexDetector(settings.camera.model, check_ink=settings.camera.check_ink)
+        detector = card_reader(settings)
     except ModelError as exc:
         raise DeviceError(f"the camera's card reader: {exc}") from None
     observer = Observer(layout, detector)
     seats = [z.name for z in layout.zones if z.seat is not None]
     return VisionService(source, observer, Tracker(seats))
+
+
+def card_reader(settings: Settings) -> IndexDetector:
+    """The camera's card reader as the settings give it: the shipped models or ``[camera] model``,
+    with the check of red reads' ink unless ``[camera] check_ink`` is false."""
+    return IndexDetector(settings.camera.model, check_ink=settings.camera.check_ink)
 
 
 def mat_layout(settings: Settings) -> MatLayout:

@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.devices import mat_layout
+from controller.devices import card_reader, mat_layout
 from controller.doctor.camera_checks import CameraRig, check_camera
 from controller.doctor.dealer_checks import DealerRig, check_dealer
 from controller.doctor.findings import Finding, failed, skipped
@@ -21,7 +21,6 @@ from controller.doctor.person import CardPlacer, PanelTester, Person
 from controller.doctor.system_checks import SystemRig, check_system, kernel_clock_synchronised
 from controller.settings import Settings
 from hardware.panel import make_pin_factory
-from vision.indices import IndexDetector
 from vision.sources import FrameSource, open_source
 
 PI_MODEL = Path("/proc/device-tree/model")
@@ -79,9 +78,7 @@ def _camera(settings: Settings, visit: Visit) -> Iterator[Finding]:
     else:
         opener = lambda: open_source(camera.source, size, camera.fps, camera.exposure_us)  # noqa: E731
     live = camera.source == "picamera2" or camera.source.startswith("uvc:")
-    rig = CameraRig(
-        camera.source, size, layout, opener, lambda: IndexDetector(camera.model, check_ink=camera.check_ink), live
-    )
+    rig = CameraRig(camera.source, size, layout, opener, lambda: card_reader(settings), live)
     yield from check_camera(rig, person, visit.wait_s)
 
 
