@@ -40,6 +40,9 @@ RANKS = "23456789TJQKAX"  # the network's rank classes in order; X: a joker (tra
 SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
 RED_SUITS = (1, 2)  # diamonds and hearts, in SUITS
 INK_ASKED_ABOVE = 0.02  # a read less likely than this to be a red card keeps its heat whatever its ink
+# The least share of its heat the check leaves a read: never quite none, so that the heat before
+# the check stays known (IndexRead.index_heat) when the read was all but certain of a red card.
+LEAST_INK = 1e-6
 TAUGHT_HEIGHTS = (11.0, 56.0)  # index heights, in the network's input pixels, it was taught
 # The height to scale an index to when its size is known (the mat). At 24 px, the reader's crops
 # cut from the region as the camera saw it (_crop_source), more cards were read right than at 30
@@ -498,7 +501,7 @@ class IndexDetector:
         ink = 1.0
         may_count = r.heat * p_index >= self.least
         if shows_red_ink is not None and p_red >= INK_ASKED_ABOVE and may_count and not shows_red_ink():
-            ink = 1.0 - p_red
+            ink = max(1.0 - p_red, LEAST_INK)
         return _as_read(r.centre, r.height, r.width, up_deg, r.heat * p_index * ink, p_rank, p_suit, p_index, ink)
 
     def _look(

@@ -111,3 +111,19 @@ def test_the_red_ink_benchmark_sorts_reads_by_the_card_under_them_and_the_card_n
     assert sorted_["black read red"] == [0.0] and sorted_["black"] == [0.0]
     line = report("project", sorted_)
     assert "black read red   1: 1 under NO_RED" in line and "0 under NO_RED" in line
+
+
+def test_a_read_certain_of_a_red_card_without_red_ink_keeps_its_index_heat():
+    from vision.indices import RANKS, _Peak
+
+    detector = IndexDetector()
+    p_rank = np.full(len(RANKS), 1e-9, np.float32)
+    p_rank[RANKS.index("K")] = 1.0
+    p_suit = np.array([1e-9, 1e-9, 1.0, 1e-9, 1e-9, 1e-9], np.float32)  # hearts, all but certain
+    peak = _Peak((50.0, 50.0), 30.0, 20.0, 0.0, 0.9, p_rank, p_suit)
+    row = np.zeros(len(RANKS) + 1 + len(p_suit), np.float32)  # the reader's logits: KH, surely
+    row[RANKS.index("K")] = row[len(RANKS) + 1 + 2] = 30.0
+    read = detector._fused(peak, row, 0.0, shows_red_ink=lambda: False)
+    assert read.card == card("KH") and read.heat < 1e-5  # no card at all
+    assert read.index_heat == pytest.approx(0.9, rel=1e-3)  # but an index all the same
+    assert detector._fused(peak, row, 0.0, shows_red_ink=lambda: True).heat == pytest.approx(0.9, rel=1e-3)
