@@ -441,7 +441,7 @@ class IndexDetector:
             return _grouped(
                 [self._fused(r, logits[k], ups[k], corners[k], inks[k]) for k, r in enumerate(reads)], peaks
             )
-        if self.turn and first.shape[1] > _READER_OUTPUTS:
+        if self.turn and first.shape[1] > READER_OUTPUTS:
             ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
         logits = first  # the reader is its own turner: it reads again only the crops it turned
         again = [k for k, r in enumerate(reads) if ups[k] != r.up_deg]
@@ -495,7 +495,7 @@ class IndexDetector:
         ranks = _softmax(row[: len(RANKS) + 1])
         p_index = (1.0 - float(ranks[-1])) * in_corner  # the ranks' softmax is needed below: not _presence_of
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
-        suits = _softmax(row[len(RANKS) + 1 : _READER_OUTPUTS])
+        suits = _softmax(row[len(RANKS) + 1 : READER_OUTPUTS])
         p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
         p_red = float(p_suit[list(RED_SUITS)].sum())
         ink = 1.0
@@ -579,7 +579,7 @@ def agreed_heights(reads: list[_Peak], typical: float | None = None) -> list[_Pe
 
 
 HEIGHT_AGREEMENT = 1.25  # how far (a factor either way) one index's height may be from the others'
-_READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a turner adds the crop's turn
+READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a turner adds the crop's turn
 RECUT_DEG = 10.0  # a crop the turner finds turned further than this from upright is cut again, set upright
 
 
@@ -624,7 +624,7 @@ def _upright_of(logits: np.ndarray, k: int) -> int:
 def _turn_of(row: np.ndarray) -> float:
     """How far, in degrees, the reader says its crop is turned from upright (the direction the
     crop's angle is off by: subtracting it sets the crop upright)."""
-    sin, cos = (float(v) for v in row[_READER_OUTPUTS : _READER_OUTPUTS + 2])
+    sin, cos = (float(v) for v in row[READER_OUTPUTS : READER_OUTPUTS + 2])
     return math.degrees(math.atan2(sin, cos))
 
 

@@ -64,7 +64,7 @@ def test_each_shipped_8bit_network_is_made_from_the_shipped_float_one(name):
     int8 = onnx.load(str(model_path(int8_name(name))))
     weights = _quantized_weights(int8)
     convs = [w for name, w in floats.items() if w.ndim == 4]
-    assert len(weights) >= len(convs) - 2  # all but the two convolutions kept in floats
+    assert len(weights) >= len(convs) - len(float_ends(int8))  # all but the ends kept in floats
     for name, (value, scale) in weights.items():
         if value.ndim != 4:
             continue  # biases are quantized from the weights' and the input's scales
@@ -238,6 +238,36 @@ def test_quantizing_a_tiny_reader_keeps_its_first_convolution_and_its_logits_lay
     assert by_name["middle"].input[1] in dequantized
     crops = rng.random((3, 3, 8, 8)).astype(np.float32)
     paths = (tmp_path / "tiny.onnx", tmp_path / "tiny.int8.onnx")
+    exact, approx = (onnxruntime.InferenceSession(str(path)).run(None, {"crops": crops})[0] for path in paths)
+    assert exact.shape == approx.shape == (3, 21)
+    assert np.abs(approx - exact).max() <= 0.05 * np.abs(exact).max()
+
+
+def test_quantizing_an_ensemble_of_tiny_readers_keeps_each_members_ends_and_the_mean_in_floats(tmp_path):
+    """The shipped reader is two readers averaged (vision.training.ensemble): each member's first
+    convolution and logits layer stay in floats, as a lone reader's do, and so does their mean."""
+    import onnxruntime
+
+    from vision.training.ensemble import ensemble
+
+    for name in ("a", "b"):
+        _tiny_reader(tmp_path / f"{name}.onnx")
+    ensemble([tmp_path / "a.onnx", tmp_path / "b.onnx"], tmp_path / "both.onnx")
+    rng = np.random.default_rng(3)
+    batches = [rng.random((4, 3, 8, 8)).astype(np.float32) for _ in range(5)]
+    quantize(tmp_path / "both.onnx", tmp_path / "both.int8.onnx", batches)
+    model = onnx.load(str(tmp_path / "both.int8.onnx"))
+    assert sorted(float_ends(model)) == ["m0/first", "m0/head", "m1/first", "m1/head"]
+    dequantized = {n.output[0] for n in model.graph.node if n.op_type == "DequantizeLinear"}
+    by_name = {n.name: n for n in model.graph.node}
+    for member in ("m0/", "m1/"):
+        assert by_name[member + "first"].input[1] not in dequantized
+        assert by_name[member + "middle"].input[1] in dequantized
+    mean = [n for n in model.graph.node if n.name.startswith("ensemble/")]
+    assert {n.op_type for n in mean} == {"Slice", "Softmax", "Sum", "Mul", "Log", "Concat"}
+    assert not any(set(n.input) & dequantized for n in mean)
+    crops = rng.random((3, 3, 8, 8)).astype(np.float32)
+    paths = (tmp_path / "both.onnx", tmp_path / "both.int8.onnx")
     exact, approx = (onnxruntime.InferenceSession(str(path)).run(None, {"crops": crops})[0] for path in paths)
     assert exact.shape == approx.shape == (3, 21)
     assert np.abs(approx - exact).max() <= 0.05 * np.abs(exact).max()

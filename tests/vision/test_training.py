@@ -136,7 +136,18 @@ def test_the_reader_s_extra_grey_scenes_are_grey_and_only_when_asked():
     assert not all(colourless(x) for x in pairs(0.0))
 
 
-def test_readers_made_into_one_read_the_mean_of_their_logits_and_must_read_alike(tmp_path):
+def _probabilities(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A reader's rank and suit probabilities from its logits."""
+
+    def softmax(z: np.ndarray) -> np.ndarray:
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    ranks = len(RANKS) + 1
+    return softmax(logits[:, :ranks]), softmax(logits[:, ranks : ranks + len(SUITS)])
+
+
+def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_read_alike(tmp_path):
     from vision.training import reader
     from vision.training.ensemble import EnsembleError, ensemble
     from vision.training.ensemble import main as ensemble_main
@@ -154,8 +165,12 @@ def test_readers_made_into_one_read_the_mean_of_their_logits_and_must_read_alike
     crops = crops_blob([rng.integers(0, 255, (40, 32, 3), dtype=np.uint8) for _ in range(3)])
     one, two, both = (IndexDetector(reader=path).reader for path in (a, b, tmp_path / "both.onnx"))
     assert one is not None and two is not None and both is not None
-    mean = (one.run(crops) + two.run(crops)) / 2
-    assert np.allclose(both.run(crops), mean, atol=1e-5) and not np.allclose(one.run(crops), mean, atol=1e-3)
+    each = [_probabilities(net.run(crops)) for net in (one, two)]
+    together = _probabilities(both.run(crops))
+    for group in (0, 1):  # the ranks (with no index), the suits
+        mean = (each[0][group] + each[1][group]) / 2
+        assert np.allclose(together[group], mean, atol=1e-5)
+        assert not np.allclose(each[0][group], mean, atol=1e-3)
 
     with pytest.raises(EnsembleError, match="reads another window"):
         ensemble([a, tiny("c", "--crop", "context")], tmp_path / "no.onnx")

@@ -1,12 +1,13 @@
 """Several trained readers made into one: ``python -m vision.training.ensemble A.onnx B.onnx --out
-runs/both/reader.onnx``.
+vision/models/reader.onnx``.
 
-The readers read the same crops and their logits are averaged (their probabilities multiplied,
-then normalised: a card both are fairly sure of beats one that only one is sure of), to measure
-whether readers trained apart read better together than each alone. The one measured so far, the
-shipped reader with a wider one, is not shipped (docs/vision.md, *Readers tried beside the
-shipped one*). The result is one ONNX file with the members' input and output, so the table and
-the benchmarks load it as any reader; every member must read the same window (its
+The readers read the same crops, and the one reader's probabilities are the mean of theirs (of the
+ranks with *no index*, and of the suits; a turner's turn is the mean of theirs), given as their
+logarithms, which the table's softmax reads back: a card is as sure as the readers are on average,
+and one that only one of them is sure of is not sure. The shipped reader is two readers of one
+command, run from two seeds, made into one this way (docs/vision.md, *The reader*). The result is
+one ONNX file with the members' input and output, so the table, the benchmarks and ``python -m
+vision.training.quantize`` take it as any reader; every member must read the same window (its
 ``reader.json``) and give the same outputs.
 """
 
@@ -20,6 +21,7 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto, compose, helper
 
 from vision.index_crops import CropSpec, CropSpecError, spec_of, write_spec
+from vision.indices import RANKS, READER_OUTPUTS
 
 INPUT, OUTPUT = "crops", "logits"  # a reader's input and output (vision.training.reader.export)
 
@@ -46,9 +48,54 @@ def _member(path: Path) -> tuple[onnx.ModelProto, CropSpec, int]:
     return model, spec, int(dims[-1].dim_value)
 
 
+def _groups(width: int) -> list[tuple[str, int, int, bool]]:
+    """A reader's outputs in groups (name, first, end, whether a softmax makes them
+    probabilities): the ranks (with *no index*), the suits, and a turner's turn."""
+    ranks = len(RANKS) + 1
+    out = [("ranks", 0, ranks, True), ("suits", ranks, READER_OUTPUTS, True)]
+    if width > READER_OUTPUTS:
+        out.append(("turn", READER_OUTPUTS, width, False))
+    return out
+
+
+def _mean_of(outputs: list[str], width: int) -> tuple[list[onnx.NodeProto], list[onnx.TensorProto]]:
+    """The nodes that make the members' logits one reader's: in each group of classes the mean
+    of the members' probabilities, as logits again (their logarithm; the reader's softmax gives
+    the mean back); a turner's turn, the mean of the members'."""
+    weight = helper.make_tensor("ensemble/weight", TensorProto.FLOAT, [], [1.0 / len(outputs)])
+    axis = helper.make_tensor("ensemble/axis", TensorProto.INT64, [1], [1])
+    initializers, nodes, parts = [weight, axis], [], []
+    for group, first, end, softmax in _groups(width):
+        bounds = [
+            helper.make_tensor(f"ensemble/{group}/{b}", TensorProto.INT64, [1], [v])
+            for b, v in (("first", first), ("end", end))
+        ]
+        initializers += bounds
+        each = []
+        for k, name in enumerate(outputs):
+            part = f"ensemble/{group}/m{k}"
+            nodes.append(
+                helper.make_node("Slice", [name, bounds[0].name, bounds[1].name, axis.name], [part], name=part)
+            )
+            if softmax:
+                nodes.append(helper.make_node("Softmax", [part], [part + "/p"], name=part + "/p", axis=1))
+                part += "/p"
+            each.append(part)
+        total = f"ensemble/{group}/sum"
+        nodes.append(helper.make_node("Sum", each, [total], name=total))
+        mean = f"ensemble/{group}/mean"
+        nodes.append(helper.make_node("Mul", [total, weight.name], [mean], name=mean))
+        if softmax:
+            nodes.append(helper.make_node("Log", [mean], [mean + "/log"], name=mean + "/log"))
+            mean += "/log"
+        parts.append(mean)
+    nodes.append(helper.make_node("Concat", parts, [OUTPUT], name="ensemble/logits", axis=1))
+    return nodes, initializers
+
+
 def ensemble(members: list[Path], out: Path) -> None:
-    """One ONNX reader at ``out`` (and its window beside it) whose logits are the mean of the
-    ``members``' logits."""
+    """One ONNX reader at ``out`` (and its window beside it) whose probabilities are the mean of
+    the ``members``' (:func:`_mean_of`)."""
     if len(members) < 2:
         raise EnsembleError("an ensemble needs two readers or more")
     loaded = [_member(path) for path in members]
@@ -67,10 +114,9 @@ def ensemble(members: list[Path], out: Path) -> None:
         nodes.extend(named.graph.node)
         initializers.extend(named.graph.initializer)
         member_outputs.append(f"m{k}/{OUTPUT}")
-    weight = helper.make_tensor("ensemble/weight", TensorProto.FLOAT, [], [1.0 / len(loaded)])
-    initializers.append(weight)
-    nodes.append(helper.make_node("Sum", member_outputs, ["ensemble/sum"]))
-    nodes.append(helper.make_node("Mul", ["ensemble/sum", "ensemble/weight"], [OUTPUT]))
+    mean_nodes, mean_initializers = _mean_of(member_outputs, width)
+    nodes.extend(mean_nodes)
+    initializers.extend(mean_initializers)
     first = loaded[0][0].graph
     graph = helper.make_graph(nodes, "reader_ensemble", [first.input[0]], [first.output[0]], initializers)
     merged = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])

@@ -24,10 +24,10 @@ How (onnxruntime's static quantization):
 - Weights per output channel, activations unsigned, in ``QuantizeLinear`` / ``DequantizeLinear``
   pairs, which onnxruntime fuses into integer convolutions.
 - Each network's two ends stay in floats: the convolution that reads the pixels, and the layer
-  that writes the output (the detector's maps, a reader's logits). In integers the heat map's
-  logits and the sizes lose the resolution that tells a faint index from none
-  (``--all-integer`` makes them integers too, to compare: ``docs/vision.md``, *The 8-bit
-  networks*). Between them they cost little.
+  that writes the output (the detector's maps, a reader's logits; in a reader made of several,
+  each one's, and their mean). In integers the heat map's logits and the sizes lose the
+  resolution that tells a faint index from none (``--all-integer`` makes them integers too, to
+  compare: ``docs/vision.md``, *The 8-bit networks*). Between them they cost little.
 
 The validation half is never used.
 """
@@ -64,6 +64,7 @@ EVERY = 9  # every ninth training photo calibrates (30 of 268)
 # The networks, by the name --network takes, and their files in floats; the detector first, as
 # the readers are calibrated on what the table's (8-bit) detector finds.
 NETWORKS = {"detector": MODEL, "turner": TURNER, "reader": READER, "corner": CORNER}
+AVERAGING = ("Slice", "Softmax", "Sum", "Mul", "Log", "Concat")  # an ensemble's mean (vision.training.ensemble)
 
 
 class QuantizeError(RuntimeError):
@@ -138,17 +139,37 @@ class _RecordingNet:
 def float_ends(model: onnx.ModelProto) -> list[str]:
     """The names of the nodes kept in floats: the convolution that reads the image (or the
     crops) and the layer that writes the output, a convolution (the detector's maps) or a fully
-    connected one (a reader's logits)."""
+    connected one (a reader's logits); in a reader made of several
+    (:mod:`vision.training.ensemble`), each member's two."""
     image = model.graph.input[0].name
-    maps = model.graph.output[0].name
     first = [n.name for n in model.graph.node if n.op_type == "Conv" and image in n.input]
-    last = [n.name for n in model.graph.node if n.op_type in ("Conv", "Gemm") and maps in n.output]
-    if len(first) != 1 or len(last) != 1:
+    last, _averaging = _last_layers(model)
+    if not first or len(first) != len(last):
         raise QuantizeError(
             "not one of the card reader's networks: its input must go into one convolution, and its"
-            " output come out of a convolution or a fully connected layer"
+            " output come out of a convolution or a fully connected layer (or, in an ensemble, each"
+            " member's)"
         )
     return first + last
+
+
+def _last_layers(model: onnx.ModelProto) -> tuple[list[str], list[str]]:
+    """The layers that write the output (the convolutions or fully connected layers met going back
+    from it) and the nodes after them that only average them (an ensemble's mean: :data:`AVERAGING`)."""
+    made_by = {out: node for node in model.graph.node for out in node.output}
+    last: list[str] = []
+    averaging: list[str] = []
+    todo = [model.graph.output[0].name]
+    while todo:
+        node = made_by.get(todo.pop())
+        if node is None:
+            continue  # a weight or the input
+        if node.op_type in ("Conv", "Gemm"):
+            last += [node.name] if node.name not in last else []  # an ensemble's reaches each twice
+        elif node.op_type in AVERAGING and node.name not in averaging:
+            averaging.append(node.name)
+            todo.extend(node.input)
+    return sorted(last), averaging
 
 
 def _network(model: Path) -> tuple[onnx.ModelProto, list[str]]:
@@ -194,7 +215,7 @@ def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: b
                 per_channel=True,
                 activation_type=QuantType.QUInt8,
                 weight_type=QuantType.QInt8,
-                nodes_to_exclude=ends if ends_in_floats else [],
+                nodes_to_exclude=(ends if ends_in_floats else []) + _last_layers(loaded)[1],
             )
         written.replace(out)
     finally:
