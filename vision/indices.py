@@ -59,6 +59,10 @@ SURE = 0.5  # a read this sure that an index lies there is an index (the cards' 
 FAINT = 0.35  # ... and one this sure may be a corner of a card whose other corner is read too (vision.cards)
 PEAK = 0.25  # heat-map peaks below this are no index
 ONE_INDEX = 0.5  # reads closer than this share of an index's height are one index (suppress)
+# ... and so are two reads a quarter turn from each other this close: their boxes overlap, which two
+# indices in view cannot (a fan's are turned alike); one is an index read sideways, its centre off
+# the index's own (a JS read as a TC, a quarter turn off, 0.59 of the smaller read's height away).
+ONE_INDEX_ACROSS = 0.75
 # The share of an index's box that must lie in the image for it to be read: the network was taught
 # an index as one from this share in view (vision.training.synth); less, and a cut-off corner is
 # read as a whole one (an 8 cut at its waist is a 0, a 6 or nothing).
@@ -765,8 +769,17 @@ def in_view(reads: list[IndexRead], shape: tuple[int, ...], least: float = IN_VI
 
 
 def _one_index(a: IndexRead, b: IndexRead, apart: float = ONE_INDEX) -> bool:
-    """Whether two reads lie closer than ``apart`` of the height they are measured by: one index."""
-    return math.dist(a.centre, b.centre) <= apart * _overlap_height(a, b)
+    """Whether two reads lie closer than ``apart`` of the height they are measured by (or than
+    :data:`ONE_INDEX_ACROSS`, when they are turned a quarter turn from each other): one index."""
+    reach = max(apart, ONE_INDEX_ACROSS) if _across(a, b) else apart
+    return math.dist(a.centre, b.centre) <= reach * _overlap_height(a, b)
+
+
+def _across(a: IndexRead, b: IndexRead) -> bool:
+    """Whether two reads are turned nearer a quarter turn from each other than alike (or half a
+    turn apart: the detector's up direction may be half a turn off)."""
+    turn = abs(a.up_deg - b.up_deg) % 180
+    return 45 < turn < 135
 
 
 def _overlap_height(a: IndexRead, b: IndexRead) -> float:

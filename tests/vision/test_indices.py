@@ -38,6 +38,20 @@ def test_an_index_read_at_two_sizes_is_one_and_a_sure_read_stays_over_an_unsure_
     assert suppress(side_by_side) == side_by_side
 
 
+def test_a_read_a_quarter_turn_off_over_a_surer_index_is_that_index_read_sideways():
+    # kde:nicu-white's JS, 48 px tall, and a read of it turned a quarter turn (as a TC), 38 px
+    # tall, its centre 23 px off: their boxes overlap, which two indices in view cannot.
+    index = IndexRead((614, 325), 47.7, 28.0, 4.0, card("JS"), 0.57, 0.57)
+    sideways = IndexRead((598, 341), 38.6, 23.0, 270.0, card("TC"), 0.49, 0.5)
+    assert suppress([index, sideways]) == [index]
+    alike = IndexRead((598, 341), 38.6, 23.0, 10.0, card("TC"), 0.49, 0.5)  # turned alike: a fan's neighbour
+    assert suppress([index, alike]) == [index, alike]
+    upside_down = IndexRead((598, 341), 38.6, 23.0, 190.0, card("TC"), 0.49, 0.5)  # half a turn is alike
+    assert suppress([index, upside_down]) == [index, upside_down]
+    far = IndexRead((640, 360), 38.6, 23.0, 270.0, card("TC"), 0.49, 0.5)  # 44 px off: no overlap
+    assert suppress([index, far]) == [index, far]
+
+
 def test_the_detector_reads_each_index_once_where_its_heat_map_has_two_peaks():
     # A trick on the pale table (tests/vision/test_tracker.py's third), its last card read again
     # where it lies: the 2C's lower index made two peaks 5 px apart, and the second, read as a

@@ -101,8 +101,11 @@ def test_the_8bit_readers_read_the_cards_the_float_ones_read_in_real_photos():
     for name in ("WIN_20240627_12_06_16_Pro.jpg", "WIN_20240627_12_07_20_Pro.jpg", "IMG_20220921_194243.jpg"):
         image = cv2.imread(str(PHOTOS / name), cv2.IMREAD_COLOR)
         assert image is not None, name
-        expected = sorted(str(r.card) for r in scan(image, detector=floats) if r.card is not None)
-        read = sorted(str(r.card) for r in scan(image, detector=int8) if r.card is not None)
+        # The cards named, each once: a second read of a card already named (a corner the pair
+        # rules left apart) is no other card, and whether it too is named, near the lead over its
+        # runner-up, may go either way.
+        expected = {str(r.card) for r in scan(image, detector=floats) if r.card is not None}
+        read = {str(r.card) for r in scan(image, detector=int8) if r.card is not None}
         assert len(expected) >= 3, name
         assert read == expected, name
 
