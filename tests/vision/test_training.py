@@ -172,10 +172,21 @@ def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_rea
         assert np.allclose(together[group], mean, atol=1e-5)
         assert not np.allclose(each[0][group], mean, atol=1e-3)
 
+    # Two turners: their probabilities averaged as a reader's, and their turn outputs (the sine and
+    # cosine of how far a crop is turned) averaged as they are.
+    d, e = tiny("d", "--seed", "3", turn=True), tiny("e", "--seed", "4", turn=True)
+    ensemble([d, e], tmp_path / "turners.onnx")
+    runs = [np.asarray(IndexDetector(reader=path).reader.run(crops)) for path in (d, e, tmp_path / "turners.onnx")]
+    assert runs[2].shape == (3, 23)
+    assert np.allclose(runs[2][:, 21:], (runs[0][:, 21:] + runs[1][:, 21:]) / 2, atol=1e-5)
+    for group in (0, 1):
+        mean = (_probabilities(runs[0])[group] + _probabilities(runs[1])[group]) / 2
+        assert np.allclose(_probabilities(runs[2])[group], mean, atol=1e-5)
+
     with pytest.raises(EnsembleError, match="reads another window"):
         ensemble([a, tiny("c", "--crop", "context")], tmp_path / "no.onnx")
     with pytest.raises(EnsembleError, match="gives 23 logits"):
-        ensemble([a, tiny("d", turn=True)], tmp_path / "no.onnx")
+        ensemble([a, d], tmp_path / "no.onnx")
     (tmp_path / "junk.onnx").write_bytes(b"not a model")
     with pytest.raises(EnsembleError, match=r"junk\.onnx: not an ONNX model"):
         ensemble([a, tmp_path / "junk.onnx"], tmp_path / "no.onnx")
