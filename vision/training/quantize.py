@@ -143,7 +143,7 @@ def float_ends(model: onnx.ModelProto) -> list[str]:
     (:mod:`vision.training.ensemble`), each member's two."""
     image = model.graph.input[0].name
     first = [n.name for n in model.graph.node if n.op_type == "Conv" and image in n.input]
-    last, _averaging = _last_layers(model)
+    last, _mean = _last_layers(model)
     if not first or len(first) != len(last):
         raise QuantizeError(
             "not one of the card reader's networks: its input must go into one convolution, and its"
@@ -155,40 +155,44 @@ def float_ends(model: onnx.ModelProto) -> list[str]:
 
 def _last_layers(model: onnx.ModelProto) -> tuple[list[str], list[str]]:
     """The layers that write the output (the convolutions or fully connected layers met going back
-    from it) and the nodes after them that only average them (an ensemble's mean: :data:`AVERAGING`)."""
+    from it) and the nodes after them that only average them (an ensemble's mean: :data:`AVERAGING`;
+    none in a lone network), each once: an ensemble's mean reaches each member's last layer once
+    for its ranks and once for its suits."""
     made_by = {out: node for node in model.graph.node for out in node.output}
-    last: list[str] = []
-    averaging: list[str] = []
+    last: set[str] = set()
+    mean: list[str] = []
     todo = [model.graph.output[0].name]
     while todo:
         node = made_by.get(todo.pop())
         if node is None:
             continue  # a weight or the input
         if node.op_type in ("Conv", "Gemm"):
-            last += [node.name] if node.name not in last else []  # an ensemble's reaches each twice
-        elif node.op_type in AVERAGING and node.name not in averaging:
-            averaging.append(node.name)
+            last.add(node.name)
+        elif node.op_type in AVERAGING and node.name not in mean:
+            mean.append(node.name)
             todo.extend(node.input)
-    return sorted(last), averaging
+    return sorted(last), mean
 
 
-def _network(model: Path) -> tuple[onnx.ModelProto, list[str]]:
-    """The ONNX model at ``model``, checked to be one of the reader's networks, and its :func:`float_ends`."""
+def _network(model: Path) -> tuple[onnx.ModelProto, list[str], list[str]]:
+    """The ONNX model at ``model``, checked to be one of the reader's networks, its
+    :func:`float_ends`, and the nodes of an ensemble's mean after them (:func:`_last_layers`)."""
     try:
         loaded = onnx.load(str(model))
     except Exception as e:  # onnx raises protobuf's and its own errors
         raise QuantizeError(f"{model}: not an ONNX model ({e})") from e
-    return loaded, float_ends(loaded)
+    return loaded, float_ends(loaded), _last_layers(loaded)[1]
 
 
 def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: bool = True) -> None:
     """The network at ``model`` in 8-bit integers, written to ``out`` (replaced only once whole),
     its activations' ranges calibrated on ``images`` (its inputs: N x 3 x H x W floats); its
-    two ends in floats unless ``ends_in_floats`` is false."""
+    two ends in floats unless ``ends_in_floats`` is false, and an ensemble's mean in floats
+    always (a softmax and a logarithm of probabilities, which integers would flatten)."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    loaded, ends = _network(model)
+    loaded, ends, mean = _network(model)
     if not images:
         raise QuantizeError(f"no inputs to calibrate the 8-bit {model.name} on")
     name = loaded.graph.input[0].name
@@ -215,7 +219,7 @@ def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: b
                 per_channel=True,
                 activation_type=QuantType.QUInt8,
                 weight_type=QuantType.QInt8,
-                nodes_to_exclude=(ends if ends_in_floats else []) + _last_layers(loaded)[1],
+                nodes_to_exclude=(ends if ends_in_floats else []) + mean,
             )
         written.replace(out)
     finally:
