@@ -179,7 +179,8 @@ def tune(
     thresholds in vision/cards.py were chosen, on the training half. Every combination of the
     confidence, the lead over the runner-up, the presence and a lone index's own bar; then, with
     those at their defaults, each value of a pair's agreement, of a pair corner's faintness and
-    of the probability that names a card however faint (1.01: never)."""
+    of the probability that names a card however faint (1.01: never), the last with each heat
+    from which such a card (not a joker) is named (0.5: only where its index is surely there)."""
     detector = with_shipped(model, reader=reader, least=PEAK)  # the least heat tried below: the reader reads those too
     reads = [(p, photo_reads(detector, p.image())) for p in half_of(half)]
     grid = [
@@ -191,6 +192,10 @@ def tune(
     grid += [Thresholds(agree=agree) for agree in (0.0, 0.02, 0.05, 0.1, 0.3, 0.5)]
     grid += [Thresholds(faint=faint) for faint in (0.25, 0.3, 0.35, 0.4, 0.5)]
     grid += [Thresholds(certain=certain) for certain in (0.9, 0.95, 0.98, 0.99, 1.01)]
+    grid += [
+        Thresholds(certain=certain, certain_present=heat)
+        for certain, heat in itertools.product((0.95, 0.98, 0.99), (0.35, 0.4, 0.45, 0.5))
+    ]
     out = []
     for limits in grid:
         score = PhotoScore()
@@ -307,7 +312,8 @@ if __name__ == "__main__":
     for limits, s in tune(args.half, args.reader, args.model):
         print(
             f"accept {limits.accept} lead {limits.lead} present {limits.present} lone {limits.lone} "
-            f"agree {limits.agree} faint {limits.faint} certain {limits.certain}: "
+            f"agree {limits.agree} faint {limits.faint} certain {limits.certain} "
+            f"certain_present {limits.certain_present}: "
             f"recall {s.recall:.4f} precision {s.precision:.4f} ({s.right} right, {s.wrong} wrong of {s.cards}, "
             f"{s.unknown} unknown)"
         )

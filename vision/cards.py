@@ -36,6 +36,11 @@ LEAD = 4.0  # ... and so is one less than this many times as likely as the runne
 # ... unless its index is surely there (PRESENT) and its card this likely: a clear read of a
 # faint index (chosen on the training photos: docs/vision.md).
 CERTAIN = 0.95
+# ... and such a card, but for a joker, is named from the least heat a read is read at: the
+# detector's doubt (0.4-0.5 on some real indices) against the readers' certainty of an index and
+# its card. Not a joker's: its index is whatever a design prints, and a joker is what the readers
+# see in a texture or a picture (on the selection sets, the one phantom this rule made was a BJ).
+CERTAIN_PRESENT = FAINT
 # Two reads are one card's only if the chance that they name one card is at least this: two
 # reads of one card agree at 0.4-1 even when one is unsure of its suit; the indices of a KS and a
 # KC side by side, each read surely, at 0.04 (chosen on the training photos: docs/vision.md).
@@ -139,6 +144,7 @@ class Thresholds:
     agree: float = AGREE  # two reads are one card's only if they name one card at least this likely
     faint: float = FAINT  # the least heat of a read that is one corner of a pair (a lone read needs ``present``)
     certain: float = CERTAIN  # a card this likely is named whatever its confidence, once its index is surely there
+    certain_present: float = CERTAIN_PRESENT  # ... or, but for a joker, once its index is this likely there
 
 
 def _pick(
@@ -161,9 +167,11 @@ def _pick(
     card, p = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
     confidence = heat * p
-    certain = p >= limits.certain and heat >= limits.present
+    # A faint index stands for a card the readers are all but certain of by themselves, the prior aside.
+    read_certain = heat >= limits.certain_present and not card.is_joker and evidence.get(card, 0.0) >= limits.certain
+    certain = p >= limits.certain and (heat >= limits.present or read_certain)
     sure = (
-        (confidence >= limits.accept or certain)
+        ((heat >= limits.present and confidence >= limits.accept) or certain)
         and confidence >= (limits.lone if lone else 0.0)
         and p >= limits.lead * runner_up
     )
@@ -204,7 +212,7 @@ def join(
     a function of a card's centre (the cards that may lie there: a seat's zone holds that
     seat's cards). ``any_pair``: two indices that lie as one card's pair are joined even when
     their reads share no likely card."""
-    least = min(limits.present, limits.faint)
+    least = min(limits.present, limits.certain_present, limits.faint)
     reads = sorted((r for r in reads if r.heat >= least), key=lambda r: -r.score)
     card_h = card_size_px[1] if card_size_px else None
     used: set[int] = set()
@@ -212,27 +220,33 @@ def join(
     for i, a in enumerate(reads):
         if i in used:
             continue
-        others = [(j, reads[j]) for j in range(i + 1, len(reads)) if j not in used]
-        partner = _partner(a, others, card_h, any_pair, limits.agree)
+        # A pair's corners are reads down to ``faint``; one fainter may only stand alone, as a certain card.
+        others = [(j, reads[j]) for j in range(i + 1, len(reads)) if j not in used and reads[j].heat >= limits.faint]
+        partner = _partner(a, others, card_h, any_pair, limits.agree) if a.heat >= limits.faint else None
         used.add(i)
         b = reads[partner] if partner is not None else None
         heat = a.heat if b is None else 1 - (1 - a.heat) * (1 - b.heat)
-        if heat < limits.present:
+        if heat < min(limits.present, limits.certain_present):
             continue  # a faint read that is no corner of a pair, or a pair of two too faint
         if b is not None:
-            used.add(partner)
             centre = (np.array(a.centre) + np.array(b.centre)) / 2
-            up = _pair_up(a, b)
-            h = card_h or math.dist(a.centre, b.centre) / DIAGONAL
             here = (float(centre[0]), float(centre[1]))
             card, conf, cands = _pick(_same_card_evidence(a, b), heat, _prior_at(allowed, here), limits)
-            cards.append(Recognition(card, conf, _outline(centre, up, h), here, (a.centre, b.centre), cands))
+            if card is None and heat < limits.present:
+                continue  # too faint for anything but a card all but certain: no card, not an unknown one
+            used.add(partner)
+            h = card_h or math.dist(a.centre, b.centre) / DIAGONAL
+            cards.append(
+                Recognition(card, conf, _outline(centre, _pair_up(a, b), h), here, (a.centre, b.centre), cands)
+            )
             continue
         h = card_h or CARD_PER_INDEX * a.height
         right, down = _axes(a.up_deg)
         centre = np.array(a.centre) + (0.5 - INDEX_AT[0]) * CARD_ASPECT * h * right + (0.5 - INDEX_AT[1]) * h * down
         here = (float(centre[0]), float(centre[1]))
         card, conf, cands = _pick(_distribution(a), a.heat, _prior_at(allowed, here), limits, lone=True)
+        if card is None and heat < limits.present:
+            continue
         cards.append(Recognition(card, conf, _outline(centre, a.up_deg, h), here, (a.centre,), cands))
     return cards
 

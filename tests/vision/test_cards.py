@@ -85,11 +85,12 @@ def faint(r: IndexRead, heat: float) -> IndexRead:
 
 def test_two_faint_reads_that_lie_and_read_as_one_card_s_corners_are_that_card():
     a, b = corners_of((400, 300), 0, 180)
-    top, bottom = faint(read("JC", a, 0), 0.45), faint(read("JC", b, 180), 0.45)
+    # Each read 0.9 sure of the JC: not all but certain (test_a_card_all_but_certain_stands_...).
+    top, bottom = faint(read("JC", a, 0, p=0.9, others=("JS",)), 0.45), faint(read("JC", b, 180, p=0.9), 0.45)
     size = (128.6, 180.0)
     assert [c.card for c in join([top, bottom], size)] == [card("JC")]
     assert join([top], size) == []  # alone, a faint read is no card, not even an unknown one
-    assert join([top, faint(read("JC", b, 180), 0.1)], size) == []
+    assert join([top, faint(read("JC", b, 180, p=0.9), 0.1)], size) == []
     assert join([top, bottom], size, limits=Thresholds(faint=0.5)) == []  # each read sure of itself, as before
 
 
@@ -103,7 +104,34 @@ def test_a_clear_read_of_an_index_surely_there_is_its_card_though_its_heat_is_lo
     assert [c.card for c in join([clear], size, limits=Thresholds(certain=1.01))] == [None]
     unsure = faint(read("QH", a, 0, p=0.9, others=("KH",)), 0.59)
     assert [c.card for c in join([unsure], size)] == [None]  # 0.9 x 0.59: not sure enough
-    assert join([faint(read("QH", a, 0, p=0.995), 0.45)], size) == []  # an index not surely there
+
+
+def test_a_card_all_but_certain_stands_where_the_detector_doubts_its_index():
+    # A 7S in a webcam photo: the detector 0.42 sure of an index there, both readers sure of it and
+    # of the 7S (0.99). A card so read stands from the least heat a read is read at (FAINT)...
+    a, _ = corners_of((400, 300), 0, 180)
+    size = (128.6, 180.0)
+    assert [c.card for c in join([faint(read("7S", a, 0, p=0.99, others=("7C",)), 0.42)], size)] == [card("7S")]
+    assert join([faint(read("7S", a, 0, p=0.99), 0.42)], size, limits=Thresholds(certain_present=0.5)) == []
+    # ... but a faint read less sure of its card is no card, not even an unknown one, though the
+    # referee's prior leaves it no other card (the readers alone must be certain),
+    unsure = faint(read("7S", a, 0, p=0.9, others=("7C",)), 0.42)
+    assert join([unsure], size) == [] and join([unsure], size, allowed={card("7S")}) == []
+    # nor is a joker so read: its index is whatever a design prints, and the readers see jokers in pictures,
+    assert join([faint(read("BJ", a, 0, p=0.99, others=("LJ",)), 0.42)], size) == []
+    # and so is a pair too faint together (with pairs' corners taken down to 0.2): certain, or no card.
+    b = corners_of((400, 300), 0, 180)[1]
+    limits = Thresholds(faint=0.2)
+    pair = [
+        faint(read("7S", a, 0, p=0.99, others=("7C",)), 0.2),
+        faint(read("7S", b, 180, p=0.99, others=("7C",)), 0.2),
+    ]
+    assert [c.card for c in join(pair, size, limits=limits)] == [card("7S")]  # 0.36 sure of an index there
+    unsure = [
+        faint(read("7S", a, 0, p=0.6, others=("7C",)), 0.2),
+        faint(read("7S", b, 180, p=0.6, others=("7C",)), 0.2),
+    ]
+    assert join(unsure, size, limits=limits) == []
 
 
 def test_a_near_tie_is_no_card_and_the_referee_s_prior_breaks_it():

@@ -86,10 +86,10 @@ def index(code: str, centre, heat: float, p: float = 0.95) -> IndexRead:
 
 def test_a_card_not_named_is_lost_where_its_best_read_says():
     # The 7C is read right at both corners, the QH faintly (alone, under the presence a lone index
-    # needs): the QH is lost as too faint, though read as itself.
-    reads = [index("7C", (115, 125), 0.9), index("7C", (315, 425), 0.9), index("QH", (515, 125), 0.4)]
+    # needs, and not all but certain of the QH): the QH is lost as too faint, though read as itself.
+    reads = [index("7C", (115, 125), 0.9), index("7C", (315, 425), 0.9), index("QH", (515, 125), 0.4, p=0.9)]
     assert lost_where(PHOTO, reads) == [
-        ("faint, read as itself", "IMG_test: QH (heat 0.40 = 0.40 found x 1.00 index; QH 0.95, 2D 0.05)")
+        ("faint, read as itself", "IMG_test: QH (heat 0.40 = 0.40 found x 1.00 index; QH 0.90, 2D 0.10)")
     ]
     surely_misread = [index("7C", (115, 125), 0.9), index("QD", (515, 125), 0.9)]
     assert [how for how, _ in lost_where(PHOTO, surely_misread)] == ["there, misread"]
@@ -98,10 +98,10 @@ def test_a_card_not_named_is_lost_where_its_best_read_says():
 
 def test_a_faint_read_says_whether_the_detector_or_the_reader_found_it_faint():
     # The QH's heat 0.4 is the detector's 0.8 times the reader's 0.5 chance that an index is there.
-    doubted = dataclasses.replace(index("QH", (515, 125), 0.4), presence=0.5)
+    doubted = dataclasses.replace(index("QH", (515, 125), 0.4, p=0.9), presence=0.5)
     reads = [index("7C", (115, 125), 0.9), index("7C", (315, 425), 0.9), doubted]
     assert lost_where(PHOTO, reads) == [
-        ("faint, read as itself", "IMG_test: QH (heat 0.40 = 0.80 found x 0.50 index; QH 0.95, 2D 0.05)")
+        ("faint, read as itself", "IMG_test: QH (heat 0.40 = 0.80 found x 0.50 index; QH 0.90, 2D 0.10)")
     ]
 
 
