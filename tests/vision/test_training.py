@@ -216,6 +216,53 @@ def test_a_real_photo_s_joker_is_taught_as_a_joker_but_not_as_which_one():
     assert all(loss(UNTOLD) < loss(s) for s in range(len(SUITS)))
 
 
+def test_a_joker_s_word_across_the_card_is_taught_at_its_first_letter_too_when_asked():
+    from vision.training.reader import KNOWN, first_letter, scene_pairs
+    from vision.training.targets import rank_class
+
+    word = synth.IndexLabel((100.0, 50.0), 20.0, 80.0, 0.0, card("BJ"), "target")
+    assert first_letter(word).centre == pytest.approx((100 - 40 + 0.35 * 20, 50.0))
+    # Turned a quarter turn clockwise, the word runs down the image: its start is above its middle.
+    turned = first_letter(synth.IndexLabel((100.0, 50.0), 20.0, 80.0, 90.0, card("BJ"), "target"))
+    assert turned.centre == pytest.approx((100.0, 50 - 40 + 0.35 * 20)) and turned.width == 20.0
+
+    image = np.random.default_rng(3).integers(0, 255, (200, 200, 3), dtype=np.uint8)
+    down_the_corner = synth.IndexLabel((40.0, 150.0), 40.0, 16.0, 0.0, card("LJ"), "target")
+    seven = synth.IndexLabel((150.0, 150.0), 24.0, 18.0, 0.0, card("7C"), "target")
+    labels = [word, down_the_corner, seven]
+
+    def taught(joker_words: bool) -> list[int]:
+        pairs = scene_pairs(np.random.default_rng(1), image, labels, joker_words=joker_words)
+        return sorted(rank for _, rank, _, kind, _ in pairs if kind == KNOWN)
+
+    jokers, seven_class = rank_class(card("BJ")), rank_class(card("7C"))
+    assert taught(False) == sorted([jokers, jokers, seven_class])
+    assert taught(True) == sorted([jokers, jokers, jokers, seven_class])  # the word's J; not a word down the corner
+
+
+def test_a_photo_s_joker_word_is_taught_where_the_detector_finds_it_a_letter_or_the_word_in_size():
+    from vision.training.reader import JOKER_PLACES, _joker_word_peaks
+
+    box = (100.0, 100.0, 300.0, 180.0)  # "Joker" across the card, 80 px tall with its stars
+
+    class Detector:
+        def detect(self, image, scale=1.0):
+            return [
+                _read_at((130.0, 140.0), 40.0, 0.6),  # its J
+                _read_at((135.0, 142.0), 44.0, 0.5),  # its J again, at another scale: one place
+                _read_at((200.0, 140.0), 50.0, 0.4),  # its middle
+                _read_at((260.0, 140.0), 30.0, 0.3),  # its end
+                _read_at((150.0, 170.0), 10.0, 0.7),  # a speck: too small for a letter
+                _read_at((200.0, 150.0), 150.0, 0.9),  # the whole card's top: too large
+                _read_at((400.0, 140.0), 40.0, 0.9),  # outside the box
+            ]
+
+    image = np.zeros((400, 400, 3), np.uint8)
+    boxes = [(card("LJ"), box)]
+    places = [r.centre for r in _joker_word_peaks(Detector(), image, boxes, box)]
+    assert places == [(130.0, 140.0), (200.0, 140.0), (260.0, 140.0)] and len(places) <= JOKER_PLACES
+
+
 def _read_at(centre: tuple[float, float], height: float, heat: float):
     from vision.indices import IndexRead
 

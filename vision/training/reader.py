@@ -11,6 +11,7 @@ picture, a texture, an index upside down), a second opinion against phantoms. In
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import math
@@ -37,6 +38,11 @@ TURN_OUTPUTS = 2  # the crop's turn from upright: sine, cosine
 # How far the crops a reader learns from are turned off upright: half as a detector's good
 # guess is (this spread), half anywhere up to WIDE, as its guess on a small index can be.
 NEAR, WIDE = 8.0, 60.0
+# A joker's index wider than this many times its height is a word written across the card, whose
+# first letter's centre lies this many word heights from the word's start (a capital's width is
+# about half to two thirds of its height).
+ACROSS, FIRST_LETTER = 1.8, 0.35
+JOKER_PLACES = 4  # the most places a training photo's joker is taught at (--joker-words)
 # A real photo's joker is taught as a joker, not as which one: the photographed deck's two jokers
 # look alike, and its labels call nearly all of them LJ (the generator's red joker is BJ).
 UNTOLD = -1
@@ -90,14 +96,39 @@ def _pair(image: np.ndarray, centre, h: float, angle: float, crop: CropSpec) -> 
     return np.stack([upright_crop(image, centre, h, angle, crop), upright_crop(image, centre, h, angle + 180, crop)])
 
 
+def first_letter(label: synth.IndexLabel) -> synth.IndexLabel:
+    """Where the first letter of a joker's word written across the card lies, as an index of the
+    word's height: the detector's surest peak on such a word is often its J, which a reader
+    taught only the word's middle reads as a jack's index."""
+    a = math.radians(label.angle_deg)
+    right = (math.cos(a), math.sin(a))  # along the word, for an up direction of angle_deg
+    along = -label.width / 2 + FIRST_LETTER * label.height
+    centre = (label.centre[0] + along * right[0], label.centre[1] + along * right[1])
+    return dataclasses.replace(label, centre=centre, width=label.height)
+
+
+def _taught_places(labels: list[synth.IndexLabel], joker_words: bool) -> list[synth.IndexLabel]:
+    """A scene's clearly visible indices, and with ``joker_words`` the first letter of each
+    joker's word written across the card besides its middle."""
+    targets = [label for label in labels if label.state == "target"]
+    if joker_words:
+        targets += [first_letter(lb) for lb in targets if lb.card.is_joker and lb.width > ACROSS * lb.height]
+    return targets
+
+
 def scene_pairs(
-    rng: np.random.Generator, image: np.ndarray, labels: list[synth.IndexLabel], crop: CropSpec = INDEX_ONLY
+    rng: np.random.Generator,
+    image: np.ndarray,
+    labels: list[synth.IndexLabel],
+    crop: CropSpec = INDEX_ONLY,
+    joker_words: bool = False,
 ) -> list[tuple]:
     """(pair, rank class, suit class, kind, turn) from one scene: every clearly visible index
     upright and upside down (no index) with how far its upright crop is turned, and crops off
-    every index (no index either way; turn NaN: unknown)."""
+    every index (no index either way; turn NaN: unknown). ``joker_words``: a joker's word across
+    the card is taught at its first letter too (:func:`first_letter`)."""
     out = []
-    targets = [label for label in labels if label.state == "target"]
+    targets = _taught_places(labels, joker_words)
     for label in targets:
         centre, h, angle, off = _jittered(rng, label)
         pair = _pair(image, centre, h, angle, crop)
@@ -209,9 +240,11 @@ def photo_false_peaks(photos: list) -> dict[str, list[tuple]]:
     return out
 
 
-def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
+def detector_finds(detector_path: Path, photos: list, joker_words: bool = False) -> dict[str, list[tuple]]:
     """For each training photo, its labelled indices the detector finds: (card, centre, height,
-    up direction). Worked out once per run (the run folder keeps it)."""
+    up direction), the surest peak in each index's box; with ``joker_words``, a joker's box is
+    taught at every place the detector finds in it (:func:`_joker_word_peaks`). Worked out once
+    per run (the run folder keeps it)."""
     from vision.indices import IndexDetector
 
     detector = IndexDetector(detector_path, read_upright=False)
@@ -222,12 +255,35 @@ def detector_finds(detector_path: Path, photos: list) -> dict[str, list[tuple]]:
         reads = detector.detect(image, _photo_scale(boxes, FIND_AT))
         kept = []
         for card, (x0, y0, x1, y1) in boxes:
-            inside = [r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1]
-            if inside:
-                r = max(inside, key=lambda r: r.heat)
-                kept.append((str(card), r.centre, r.height, r.up_deg))
+            if joker_words and card.is_joker:
+                taught = _joker_word_peaks(detector, image, boxes, (x0, y0, x1, y1))
+            else:
+                inside = [r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1]
+                taught = [max(inside, key=lambda r: r.heat)] if inside else []
+            kept += [(str(card), r.centre, r.height, r.up_deg) for r in taught]
         found[photo.name] = kept
     return found
+
+
+def _joker_word_peaks(detector, image: np.ndarray, boxes, box: tuple[float, float, float, float]) -> list:
+    """The places a photo's joker is found at, surest first: the photographed deck's joker is the
+    word "Joker" across the card, boxed whole, and at the scales a photo is read at the detector
+    finds its J, its middle and its end, each of which the reader must read as the joker. A peak
+    is kept when it is a letter's size or the word's (a quarter of the box's height to all of it,
+    not the whole card's top) and half its height from every place kept before it."""
+    from vision.indices import BEST_HEIGHT, pyramid_scales
+
+    x0, y0, x1, y1 = box
+    scales = [_photo_scale(boxes, FIND_AT), _photo_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
+    reads = [r for scale in scales for r in detector.detect(image, scale)]
+    inside = [
+        r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1 and 0.25 <= r.height / (y1 - y0) <= 1.0
+    ]
+    kept: list = []
+    for r in sorted(inside, key=lambda r: -r.heat):
+        if all(math.dist(r.centre, k.centre) > 0.5 * min(r.height, k.height) for k in kept):
+            kept.append(r)
+    return kept[:JOKER_PLACES]
 
 
 class Crops(IterableDataset):
@@ -241,6 +297,7 @@ class Crops(IterableDataset):
         grey: float = 0.0,
         hard: int = 0,
         false: dict[str, list[tuple]] | None = None,
+        joker_words: bool = False,
     ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
         self.crop = crop
@@ -249,6 +306,7 @@ class Crops(IterableDataset):
         # (``false``: the training photos', :func:`photo_false_peaks`; a scene's are found as drawn).
         self.hard = hard
         self.false = false or {}
+        self.joker_words = joker_words  # a joker's word across the card taught at its first letter too
 
     def __iter__(self):
         from engine.cards import Card
@@ -274,7 +332,7 @@ class Crops(IterableDataset):
                 image, labels = synth.scene(rng, pool)
                 if self.grey and rng.random() < self.grey:  # suits by their shape alone
                     image = synth.grey(image)
-                pairs = scene_pairs(rng, image, labels, self.crop)
+                pairs = scene_pairs(rng, image, labels, self.crop, self.joker_words)
                 if detector is not None:  # as drawn, and at one of a photo pyramid's other scales
                     scale = float(rng.choice(OTHER_SCALES))
                     reads = detector.detect(image) + detector.detect(image, scale)
@@ -334,9 +392,10 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     step = run.step
     real: dict[str, list[tuple]] = {}
     if args.real_share > 0:
-        real = _detector_finds(run.folder, Path(args.detector))
+        real = _detector_finds(run.folder, Path(args.detector), args.joker_words)
     false = _false_peaks(run.folder) if args.hard_negatives and args.real_share > 0 else {}
-    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey, args.hard_negatives, false)
+    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey, args.hard_negatives, false,
+                  args.joker_words)  # fmt: skip
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
@@ -399,11 +458,11 @@ def _per_training_photo(run: Path, name: str, work_out, what: str, without: str)
     return found
 
 
-def _detector_finds(run: Path, detector: Path) -> dict[str, list[tuple]]:
+def _detector_finds(run: Path, detector: Path, joker_words: bool = False) -> dict[str, list[tuple]]:
     return _per_training_photo(
         run,
         "real_indices.json",
-        lambda photos: detector_finds(detector, photos),
+        lambda photos: detector_finds(detector, photos, joker_words),
         "indices found by the detector",
         "the reader learns from synthetic crops only",
     )
@@ -446,6 +505,11 @@ def parser() -> argparse.ArgumentParser:
         default=0,
         metavar="N",
         help="teach up to N of the table detector's peaks on no index a scene or photo as no index",
+    )
+    p.add_argument(
+        "--joker-words",
+        action="store_true",
+        help="teach a joker's word across the card at its first letter too, and every detector peak in a photo's joker",
     )
     return p
 
