@@ -253,10 +253,13 @@ def detector_finds(detector_path: Path, photos: list, joker_words: bool = False)
         image = photo.image()
         boxes = photo.taught_boxes()
         reads = detector.detect(image, _photo_scale(boxes, FIND_AT))
+        word_reads = None  # every scale a photo is read at, looked at once a photo, for its jokers
         kept = []
         for card, (x0, y0, x1, y1) in boxes:
             if joker_words and card.is_joker:
-                taught = _joker_word_peaks(detector, image, boxes, (x0, y0, x1, y1))
+                if word_reads is None:
+                    word_reads = _at_photo_scales(detector, image, boxes)
+                taught = _joker_word_peaks(word_reads, (x0, y0, x1, y1))
             else:
                 inside = [r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1]
                 taught = [max(inside, key=lambda r: r.heat)] if inside else []
@@ -265,17 +268,22 @@ def detector_finds(detector_path: Path, photos: list, joker_words: bool = False)
     return found
 
 
-def _joker_word_peaks(detector, image: np.ndarray, boxes, box: tuple[float, float, float, float]) -> list:
-    """The places a photo's joker is found at, surest first: the photographed deck's joker is the
-    word "Joker" across the card, boxed whole, and at the scales a photo is read at the detector
-    finds its J, its middle and its end, each of which the reader must read as the joker. A peak
-    is kept when it is a letter's size or the word's (a quarter of the box's height to all of it,
-    not the whole card's top) and half its height from every place kept before it."""
+def _at_photo_scales(detector, image: np.ndarray, boxes) -> list:
+    """The detector's reads of a training photo at the scales a photo is read at: its pyramid's,
+    and those that bring its labelled indices to the sizes the detector is taught at and reads best."""
     from vision.indices import BEST_HEIGHT, pyramid_scales
 
-    x0, y0, x1, y1 = box
     scales = [_photo_scale(boxes, FIND_AT), _photo_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
-    reads = [r for scale in scales for r in detector.detect(image, scale)]
+    return [r for scale in scales for r in detector.detect(image, scale)]
+
+
+def _joker_word_peaks(reads: list, box: tuple[float, float, float, float]) -> list:
+    """The places of ``reads`` a photo's joker is taught at, surest first: the photographed deck's
+    joker is the word "Joker" across the card, boxed whole, and at the scales a photo is read at
+    the detector finds its J, its middle and its end, each of which the reader must read as the
+    joker. A peak is kept when it is a letter's size or the word's (a quarter of the box's height to
+    all of it, not the whole card's top) and half its height from every place kept before it."""
+    x0, y0, x1, y1 = box
     inside = [
         r for r in reads if x0 <= r.centre[0] <= x1 and y0 <= r.centre[1] <= y1 and 0.25 <= r.height / (y1 - y0) <= 1.0
     ]
