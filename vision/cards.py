@@ -46,8 +46,9 @@ CERTAIN_PRESENT = FAINT
 # KC side by side, each read surely, at 0.04 (chosen on the training photos: docs/vision.md).
 AGREE = 0.1
 UNEXPECTED = 0.1  # the prior's weight on a card the referee says cannot be there (not 0: a misplaced card)
-# An index read less sure than this that an index lies there at all is no card, not an unknown one;
-# the detector does not even read such a peak (IndexDetector's ``least``).
+# An index read less sure than this that an index lies there at all is no card, not an unknown one,
+# unless its card is all but certain (CERTAIN_PRESENT, above); reads under FAINT are not read at all
+# (IndexDetector's ``least``).
 PRESENT = SURE
 
 
@@ -142,7 +143,7 @@ class Thresholds:
     present: float = PRESENT
     lone: float = 0.0  # a lone index (its card's other corner unseen) must be at least this sure too
     agree: float = AGREE  # two reads are one card's only if they name one card at least this likely
-    faint: float = FAINT  # the least heat of a read that is one corner of a pair (a lone read needs ``present``)
+    faint: float = FAINT  # the least heat of a read that is one corner of a pair (a lone read: ``present``, above)
     certain: float = CERTAIN  # a card this likely is named whatever its confidence, once its index is surely there
     certain_present: float = CERTAIN_PRESENT  # ... or, but for a joker, once its index is this likely there
 
