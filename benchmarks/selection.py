@@ -8,7 +8,8 @@ own sets (the validation half of the real photos, rendered seed 11):
 
 - the training half of the real photos, read as ``croupier vision scan`` reads a photo;
 - rendered scenes of the four designs, seed 12 at 720p (``--scenes``, 30) and at 1080p (two
-  thirds as many), seeds 13 and 14 at 720p;
+  thirds as many), seeds 13 and 14 at 720p, and seed 12 at 720p in grey (a camera without
+  colour: suits told by their shape alone);
 - whole tricks on the mat, through the observer and the tracker (``--tricks`` a design, 24).
 
 Printed: each measure's right and wrong reads (tricks: exact tricks, wrong and missed plays) for
@@ -66,12 +67,13 @@ def selection_figures(
     out.append(_summed("training photos, right / wrong", real))
     progress(f"{out[-1].measure}: {out[-1]}")
     rendered = (
-        ("rendered seed 12, 720p", (1280, 720), (12,), scenes),
-        ("rendered seed 12, 1080p", (1920, 1080), (12,), max(1, scenes * 2 // 3)),
-        ("rendered seeds 13-14, 720p", (1280, 720), (13, 14), scenes),
+        ("rendered seed 12, 720p", (1280, 720), (12,), scenes, False),
+        ("rendered seed 12, 1080p", (1920, 1080), (12,), max(1, scenes * 2 // 3), False),
+        ("rendered seeds 13-14, 720p", (1280, 720), (13, 14), scenes, False),
+        ("rendered seed 12, 720p, grey", (1280, 720), (12,), scenes, True),
     )
-    for name, size, seeds, count in rendered:
-        out.append(_summed(name, rendered_figures(count, size, seeds, detector)))
+    for name, size, seeds, count, grey in rendered:
+        out.append(_summed(name, rendered_figures(count, size, seeds, detector, grey)))
         progress(f"{out[-1].measure}: {out[-1]}")
     played = [measure(d, tricks, 0, detector) for d in DESIGNS if d == "project" or deck_available(d)]
     out.append(

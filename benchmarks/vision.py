@@ -138,8 +138,10 @@ def rendered_figures(
     size: tuple[int, int] = (1280, 720),
     seeds: tuple[int, ...] = (11,),
     detector: IndexDetector | None = None,
+    grey: bool = False,
 ) -> list[AccuracyFigure]:
-    """Each design the reader may learn from, over ``count`` scenes of every seed."""
+    """Each design the reader may learn from, over ``count`` scenes of every seed (``grey``: each
+    frame with its colour taken out, as a camera without colour gives it)."""
     designs: list[tuple[str, dict[Card, np.ndarray] | None]] = [("project", None)]
     designs += [(name, dict(deck_faces(name))) for name in DECKS if deck_available(name)]
     out = []
@@ -147,12 +149,14 @@ def rendered_figures(
         score = Score()
         for seed in seeds:
             for label, frame, truth in scenes(count, size, seed=seed, deck=deck):
+                if grey:
+                    frame = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
                 score.add(scan(frame, detector=detector), truth, f"seed {seed}, {label}")
         confusions = tuple(f"{t}->{r} x{n}" for (t, r), n in score.confusions.most_common(6))
         out.append(
             AccuracyFigure(
                 name,
-                f"{size[0]}x{size[1]}",
+                f"{size[0]}x{size[1]}" + (" grey" if grey else ""),
                 score.cards,
                 score.correct,
                 len(score.wrong),

@@ -39,6 +39,7 @@ STRIDE = 4
 RANKS = "23456789TJQKAX"  # the network's rank classes in order; X: a joker (training imports these)
 SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
 RED_SUITS = (1, 2)  # diamonds and hearts, in SUITS
+JOKER_SUITS = [4, 5]  # the big and the little joker, in SUITS
 INK_ASKED_ABOVE = 0.02  # a read less likely than this to be a red card keeps its heat whatever its ink
 # The least share of its heat the check leaves a read: never quite none, so that the heat before
 # the check stays known (IndexRead.index_heat) when the read was all but certain of a red card.
@@ -429,7 +430,7 @@ class IndexDetector:
             return [[] for _ in peaks]
         where, cut, coloured = [], [], []
         for look, work, ps, t in zip(looks, works, peaks, typical, strict=True):
-            colour = self.check_ink and has_colour(look.image)
+            colour = has_colour(look.image)
             for r in agreed_heights(ps, t):
                 image, r = _crop_source(look, work, r)
                 where.append(image)
@@ -440,11 +441,7 @@ class IndexDetector:
         if self.turner is not None:
             ups = [_upright_turn(first, k, up) for k, up in enumerate(ups)]
             logits = self._look(self.reader, where, cut, ups, both=False)
-            corners = self._in_corner(logits, where, cut, ups)
-            inks = _ink_checks(where, cut, ups, coloured)
-            return _grouped(
-                [self._fused(r, logits[k], ups[k], corners[k], inks[k]) for k, r in enumerate(reads)], peaks
-            )
+            return _grouped(self._all_fused(reads, logits, where, cut, ups, coloured), peaks)
         if self.turn and first.shape[1] > READER_OUTPUTS:
             ups = [_set_upright(first, k, up) for k, up in enumerate(ups)]
         logits = first  # the reader is its own turner: it reads again only the crops it turned
@@ -458,9 +455,22 @@ class IndexDetector:
         turned = [_upright_of(logits, k) for k in range(len(reads))]
         rows = logits[[2 * k + t for k, t in enumerate(turned)]]
         ups = [(up + 180 * t) % 360 for up, t in zip(ups, turned, strict=True)]
-        corners = self._in_corner(rows, where, cut, ups)
-        inks = _ink_checks(where, cut, ups, coloured)
-        return _grouped([self._fused(r, rows[k], ups[k], corners[k], inks[k]) for k, r in enumerate(reads)], peaks)
+        return _grouped(self._all_fused(reads, rows, where, cut, ups, coloured), peaks)
+
+    def _all_fused(
+        self,
+        reads: list[_Peak],
+        rows: np.ndarray,
+        images: list[np.ndarray],
+        cut: list[_Peak],
+        ups: list[float],
+        coloured: list[bool],
+    ) -> list[IndexRead]:
+        """Each peak as the reader read it (``rows``, its upright crop's logits), the corner
+        reader asked and its red ink looked at where they matter (:meth:`_fused`)."""
+        corners = self._in_corner(rows, images, cut, ups)
+        inks = _ink_checks(images, cut, ups, [c and self.check_ink for c in coloured])
+        return [self._fused(r, rows[k], ups[k], corners[k], inks[k], coloured[k]) for k, r in enumerate(reads)]
 
     def _in_corner(
         self, rows: np.ndarray, images: list[np.ndarray], reads: list[_Peak], ups: list[float]
@@ -489,18 +499,22 @@ class IndexDetector:
         up_deg: float,
         in_corner: float = 1.0,
         shows_red_ink: Callable[[], bool] | None = None,
+        colour: bool = True,
     ) -> IndexRead:
         """Peak ``r`` as the reader read its upright crop (``row``: the reader's logits for it),
         with the detector's opinion, and the corner reader's chance that an index lies there.
         Where its crop shows no red ink (``shows_red_ink``: None in a frame without colour), its
         heat keeps only the chance that it is no red card (``ink``): the read is no card it could
         name wrongly, while its index still counts as one (:attr:`IndexRead.index_heat`). The ink
-        is looked at only where that could matter: a read that may count and may be red."""
+        is looked at only where that could matter: a read that may count and may be red. In a
+        frame without ``colour`` the two jokers are read alike (:func:`_jokers_alike`)."""
         ranks = _softmax(row[: len(RANKS) + 1])
         p_index = (1.0 - float(ranks[-1])) * in_corner  # the ranks' softmax is needed below: not _presence_of
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
         suits = _softmax(row[len(RANKS) + 1 : READER_OUTPUTS])
         p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
+        if not colour:
+            p_suit = _jokers_alike(p_suit)
         p_red = float(p_suit[list(RED_SUITS)].sum())
         ink = 1.0
         may_count = r.heat * p_index >= self.least
@@ -647,6 +661,17 @@ def _ink_checks(
         check(image, r, up) if colour else None
         for image, r, up, colour in zip(images, reads, ups, coloured, strict=True)
     ]
+
+
+def _jokers_alike(p_suit: np.ndarray) -> np.ndarray:
+    """A read's suits with the chance of a joker shared evenly between the two: most designs
+    print their big and little jokers' indices alike but for the colour (one red, one black), so
+    in a frame without colour a reader's preference between them is a guess, and a guess named is
+    a false accusation. Which joker it is, only the referee's prior can tell (the one that can
+    still be there; :func:`vision.cards.join`)."""
+    out = p_suit.copy()
+    out[JOKER_SUITS] = out[JOKER_SUITS].mean()
+    return out
 
 
 def _window_of(model: Path) -> CropSpec:

@@ -127,3 +127,14 @@ def test_a_read_certain_of_a_red_card_without_red_ink_keeps_its_index_heat():
     assert read.card == card("KH") and read.heat < 1e-5  # no card at all
     assert read.index_heat == pytest.approx(0.9, rel=1e-3)  # but an index all the same
     assert detector._fused(peak, row, 0.0, shows_red_ink=lambda: True).heat == pytest.approx(0.9, rel=1e-3)
+
+
+def test_a_grey_frame_cannot_tell_the_jokers_apart_but_the_prior_can():
+    # The project's two jokers, like most designs', differ only by colour: red "JK", black "JK".
+    for code, other in (("BJ", "LJ"), ("LJ", "BJ")):
+        table = on_felt(render_face(card(code)))
+        assert named(table) == {code}
+        assert named(grey(table)) == set(), "a grey joker named either way is a guess"
+        only_this = {card(code)} | {card(c) for c in ("7S", "KH")}
+        assert {str(r.card) for r in scan(grey(table), allowed=only_this) if r.card} == {code}
+        assert card(other) not in {r.card for r in scan(grey(table), allowed={card(other), card(code)})}

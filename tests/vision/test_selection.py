@@ -49,6 +49,7 @@ def test_the_shipped_detector_given_by_path_reads_every_selection_set_as_the_shi
         "rendered seed 12, 720p",
         "rendered seed 12, 1080p",
         "rendered seeds 13-14, 720p",
+        "rendered seed 12, 720p, grey",
         "tricks exact",
     ]
     assert figures["shipped"] == figures["given"]
@@ -75,3 +76,17 @@ def test_the_shipped_models_without_the_corner_reader_are_a_comparison_of_their_
     with pytest.raises(SystemExit):
         given_detector(parser, parser.parse_args(["--no-corner", "--corner", str(model_path(CORNER))]))
     assert "give one" in capsys.readouterr().err
+
+
+def test_the_grey_measure_reads_each_rendered_frame_without_its_colour(monkeypatch):
+    import benchmarks.vision as bench
+    from vision.ink import has_colour
+
+    coloured: list[bool] = []
+    monkeypatch.setattr(bench, "scan", lambda frame, detector=None: coloured.append(has_colour(frame)) or [])
+    figures = bench.rendered_figures(1, (640, 360), (12,), grey=True)
+    assert coloured and not any(coloured)
+    assert all(f.size == "640x360 grey" and f.cards > 0 for f in figures)
+    coloured.clear()
+    assert [f.size for f in bench.rendered_figures(1, (640, 360), (12,))] == ["640x360"] * len(figures)
+    assert all(coloured)
