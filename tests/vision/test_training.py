@@ -136,6 +136,20 @@ def test_the_reader_s_extra_grey_scenes_are_grey_and_only_when_asked():
     assert not all(colourless(x) for x in pairs(0.0))
 
 
+def test_grey_weighing_the_colours_at_random_makes_red_ink_as_dark_as_black_or_light():
+    from vision.training.reader import Crops
+
+    ink = np.zeros((8, 8, 3), np.uint8)
+    ink[:] = (40, 30, 200)  # BGR: red ink
+    rng = np.random.default_rng(0)
+    greys = [int(synth.grey(ink, synth.grey_weights(rng))[0, 0, 0]) for _ in range(200)]
+    assert min(greys) < 45 < 110 < max(greys), (min(greys), max(greys))  # black ink is about 30
+    assert int(synth.grey(ink)[0, 0, 0]) == 82  # the usual luminance (0.11 B + 0.59 G + 0.3 R), without weights
+    mixed = iter(Crops(seed=4, start_step=0, real={}, real_share=0.0, grey=1.0, grey_mix=True))
+    x = next(mixed)[0]
+    assert bool((x[:, 0] == x[:, 1]).all() and (x[:, 1] == x[:, 2]).all())
+
+
 def _probabilities(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A reader's rank and suit probabilities from its logits."""
 

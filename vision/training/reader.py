@@ -145,7 +145,11 @@ def scene_pairs(
 
 
 def real_pairs(
-    rng: np.random.Generator, image: np.ndarray, found: list[tuple], crop: CropSpec = INDEX_ONLY
+    rng: np.random.Generator,
+    image: np.ndarray,
+    found: list[tuple],
+    crop: CropSpec = INDEX_ONLY,
+    grey_mix: bool = False,
 ) -> list[tuple]:
     """Pairs from a training photo: each labelled index where the detector found it, at the up
     direction the detector gave (which may be half a turn off: the loss takes either way)."""
@@ -154,18 +158,22 @@ def real_pairs(
         centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
         pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
         suit = UNTOLD if card.is_joker else suit_class(card)
-        out.append((_shaken(rng, pair), rank_class(card), suit, EITHER, math.nan))
+        out.append((_shaken(rng, pair, grey_mix), rank_class(card), suit, EITHER, math.nan))
     return out
 
 
-def _shaken(rng: np.random.Generator, pair: np.ndarray) -> np.ndarray:
-    """Light, blur and noise, as a camera varies them."""
+def _shaken(rng: np.random.Generator, pair: np.ndarray, grey_mix: bool = False) -> np.ndarray:
+    """Light, blur and noise, as a camera varies them; a fifth made grey (``grey_mix``: weighing
+    the colours at random, :func:`synth.grey_weights`; else alike)."""
     x = pair.astype(np.float32) * rng.uniform(0.7, 1.2, 3) + rng.uniform(-25, 25)
     if rng.random() < 0.4:
         x = np.stack([cv2.GaussianBlur(c, (0, 0), rng.uniform(0.3, 1.0)) for c in x])
     x += rng.normal(0, rng.uniform(0, 8), x.shape)
-    if rng.random() < 0.2:
-        x = np.repeat(x.mean(axis=3, keepdims=True), 3, axis=3)  # grey
+    if rng.random() < 0.2:  # grey
+        if grey_mix:
+            x = np.repeat((x @ synth.grey_weights(rng).astype(np.float32))[..., None], 3, axis=3)
+        else:
+            x = np.repeat(x.mean(axis=3, keepdims=True), 3, axis=3)
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
@@ -306,6 +314,7 @@ class Crops(IterableDataset):
         hard: int = 0,
         false: dict[str, list[tuple]] | None = None,
         joker_words: bool = False,
+        grey_mix: bool = False,
     ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
         self.crop = crop
@@ -315,6 +324,7 @@ class Crops(IterableDataset):
         self.hard = hard
         self.false = false or {}
         self.joker_words = joker_words  # a joker's word across the card taught at its first letter too
+        self.grey_mix = grey_mix  # grey crops weigh the colours at random (synth.grey_weights)
 
     def __iter__(self):
         from engine.cards import Card
@@ -333,13 +343,14 @@ class Crops(IterableDataset):
                 if name not in images:
                     images[name] = photos[name].image()
                 found = [(Card.from_str(c), centre, h, up) for c, centre, h, up in self.real[name]]
-                pairs = real_pairs(rng, images[name], found, self.crop)
+                pairs = real_pairs(rng, images[name], found, self.crop, self.grey_mix)
                 false = _some_of(rng, self.false.get(name, []), self.hard)
-                pairs += [(_shaken(rng, p), *rest) for p, *rest in negative_pairs(rng, images[name], false, self.crop)]
+                negatives = negative_pairs(rng, images[name], false, self.crop)
+                pairs += [(_shaken(rng, p, self.grey_mix), *rest) for p, *rest in negatives]
             else:
                 image, labels = synth.scene(rng, pool)
                 if self.grey and rng.random() < self.grey:  # suits by their shape alone
-                    image = synth.grey(image)
+                    image = synth.grey(image, synth.grey_weights(rng) if self.grey_mix else None)
                 pairs = scene_pairs(rng, image, labels, self.crop, self.joker_words)
                 if detector is not None:  # as drawn, and at one of a photo pyramid's other scales
                     scale = float(rng.choice(OTHER_SCALES))
@@ -403,7 +414,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
         real = _detector_finds(run.folder, Path(args.detector), args.joker_words)
     false = _false_peaks(run.folder) if args.hard_negatives and args.real_share > 0 else {}
     crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey, args.hard_negatives, false,
-                  args.joker_words)  # fmt: skip
+                  args.joker_words, args.grey_mix)  # fmt: skip
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
@@ -505,6 +516,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
     p.add_argument(
         "--grey", type=float, default=0.0, help="share of synthetic scenes made grey, besides the generator's 20 %%"
+    )
+    p.add_argument(
+        "--grey-mix",
+        action="store_true",
+        help="grey crops weigh blue, green and red at random (red ink as dark as black or nearly white)",
     )
     p.add_argument("--detector", default="vision/models/indices.onnx", help="finds the photos' indices' up direction")
     p.add_argument(

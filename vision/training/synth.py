@@ -241,9 +241,20 @@ def _camera(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     return image
 
 
-def grey(image: np.ndarray) -> np.ndarray:
-    """A BGR picture with its colour taken out (still three channels)."""
-    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+def grey(image: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """A BGR picture with its colour taken out (still three channels): as a camera's grey weighs
+    blue, green and red (``weights``, summing to 1), else as the usual luminance does."""
+    if weights is None:
+        return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    one = np.clip(image.astype(np.float32) @ np.asarray(weights, np.float32), 0, 255).astype(np.uint8)
+    return np.repeat(one[..., None], 3, axis=-1)
+
+
+def grey_weights(rng: np.random.Generator) -> np.ndarray:
+    """How a grey picture weighs blue, green and red, drawn at random: red ink comes out anywhere
+    from as dark as black to nearly as light as the paper, so a reader taught on such pictures
+    tells a red suit from a black one by its shape, not by how dark it is grey."""
+    return rng.dirichlet((1.0, 1.0, 1.0))
 
 
 def scene(rng: np.random.Generator, pool: FacePool, size: int = 256) -> tuple[np.ndarray, list[IndexLabel]]:
