@@ -39,7 +39,7 @@ STRIDE = 4
 RANKS = "23456789TJQKAX"  # the network's rank classes in order; X: a joker (training imports these)
 SUITS = ("C", "D", "H", "S", "BJ", "LJ")  # a joker's "suit" is which joker it is
 RED_SUITS = (1, 2)  # diamonds and hearts, in SUITS
-JOKER_SUITS = [4, 5]  # the big and the little joker, in SUITS
+JOKER_SUITS = (4, 5)  # the big and the little joker, in SUITS
 INK_ASKED_ABOVE = 0.02  # a read less likely than this to be a red card keeps its heat whatever its ink
 # The least share of its heat the check leaves a read: never quite none, so that the heat before
 # the check stays known (IndexRead.index_heat) when the read was all but certain of a red card.
@@ -670,7 +670,8 @@ def _jokers_alike(p_suit: np.ndarray) -> np.ndarray:
     a false accusation. Which joker it is, only the referee's prior can tell (the one that can
     still be there; :func:`vision.cards.join`)."""
     out = p_suit.copy()
-    out[JOKER_SUITS] = out[JOKER_SUITS].mean()
+    jokers = list(JOKER_SUITS)
+    out[jokers] = out[jokers].mean()
     return out
 
 
