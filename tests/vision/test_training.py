@@ -136,7 +136,7 @@ def test_the_reader_s_extra_grey_scenes_are_grey_and_only_when_asked():
     assert not all(colourless(x) for x in pairs(0.0))
 
 
-def test_grey_weighing_the_colours_at_random_makes_red_ink_as_dark_as_black_or_light():
+def test_grey_weighing_the_colours_at_random_makes_red_ink_as_dark_as_black_or_light(monkeypatch):
     from vision.training.reader import Crops
 
     ink = np.zeros((8, 8, 3), np.uint8)
@@ -145,9 +145,17 @@ def test_grey_weighing_the_colours_at_random_makes_red_ink_as_dark_as_black_or_l
     greys = [int(synth.grey(ink, synth.grey_weights(rng))[0, 0, 0]) for _ in range(200)]
     assert min(greys) < 45 < 110 < max(greys), (min(greys), max(greys))  # black ink is about 30
     assert int(synth.grey(ink)[0, 0, 0]) == 82  # the usual luminance (0.11 B + 0.59 G + 0.3 R), without weights
-    mixed = iter(Crops(seed=4, start_step=0, real={}, real_share=0.0, grey=1.0, grey_mix=True))
-    x = next(mixed)[0]
-    assert bool((x[:, 0] == x[:, 1]).all() and (x[:, 1] == x[:, 2]).all())
+    drawn: list[np.ndarray] = []
+    real_weights = synth.grey_weights
+    monkeypatch.setattr(synth, "grey_weights", lambda r: drawn.append(real_weights(r)) or drawn[-1])
+
+    def first_crop(grey_mix: bool):
+        return next(iter(Crops(seed=4, start_step=0, real={}, real_share=0.0, grey=1.0, grey_mix=grey_mix)))[0]
+
+    x = first_crop(grey_mix=False)
+    assert bool((x[:, 0] == x[:, 1]).all()) and not drawn  # grey as the usual luminance: no weights drawn
+    x = first_crop(grey_mix=True)
+    assert bool((x[:, 0] == x[:, 1]).all() and (x[:, 1] == x[:, 2]).all()) and drawn  # grey, weighed at random
 
 
 def _probabilities(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
