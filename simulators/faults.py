@@ -54,6 +54,7 @@ KNOWN = sorted(_RATES | set(_AT) | _CARDS)
 # never fires: a larger number can only be a typo.
 MAX_CARD_NUMBER = 1000
 MAX_RATE = 0.5
+WIDTH = 40  # the most characters of a user's text that a message repeats
 
 
 def parse_faults(spec: str | None) -> FaultSpec:
@@ -71,7 +72,7 @@ def _apply(spec: FaultSpec, item: str, seen: set[str]) -> FaultSpec:
     name, eq, value = item.partition("=")
     name, value = name.strip().lower(), value.strip()
     if not eq or not value:
-        raise BadFaultSpec(f"fault {_cut(item)!r} needs a value, as in jam-at=7 (known: {', '.join(KNOWN)})")
+        raise BadFaultSpec(f"fault {_quoted(item)} needs a value, as in jam-at=7 (known: {', '.join(KNOWN)})")
     if name in _RATES or name in _AT:
         if name in seen:  # the machine has one of each: a second would silently replace the first
             raise BadFaultSpec(f"{_item(name, value)}: {name} is given twice (the pack faults may repeat, not it)")
@@ -82,7 +83,7 @@ def _apply(spec: FaultSpec, item: str, seen: set[str]) -> FaultSpec:
         return replace(spec, machine=replace(spec.machine, **{_AT[name]: _card_number(name, value)}))
     if name in _CARDS:
         return replace(spec, **{name: (*getattr(spec, name), _card(name, value))})
-    raise BadFaultSpec(f"unknown fault {_cut(name)!r} (known: {', '.join(KNOWN)})")
+    raise BadFaultSpec(f"unknown fault {_quoted(name)} (known: {', '.join(KNOWN)})")
 
 
 def _rate(name: str, value: str) -> float:
@@ -116,12 +117,25 @@ def _card(name: str, value: str) -> Card:
 def _item(name: str, value: str) -> str:
     """An item as the user wrote it, or quoted when it holds what a terminal would not show as is."""
     text = _cut(f"{name}={value}")
-    return text if text.isprintable() else repr(text)
+    return text if text.isprintable() else _quoted(f"{name}={value}")
 
 
-def _cut(text: str, width: int = 40) -> str:
+def _cut(text: str, width: int = WIDTH) -> str:
     """Text from the command line, cut short: a message stays one readable line."""
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _quoted(text: str, width: int = WIDTH) -> str:
+    """Text from the command line quoted as Python writes it, cut short as quoted: one character
+    the terminal would not show may take ten to write (``\\U0001019d``), so cutting the text
+    before quoting it could still make a line hundreds of characters long."""
+    quoted = repr(text)
+    if len(quoted) <= width:
+        return quoted
+    cut = text[:width]
+    while cut and len(repr(cut)) > width - 3:
+        cut = cut[:-1]
+    return repr(cut) + "..."
 
 
 def load_stack(pack: Sequence[Card], spec: FaultSpec, seed: int) -> list[int]:

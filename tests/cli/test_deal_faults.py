@@ -55,6 +55,19 @@ def test_any_spec_parses_within_range_or_is_refused_in_one_line(text):
     assert_within_the_documented_ranges(spec)
 
 
+@pytest.mark.parametrize(
+    "item", ["0" + "\x1f" * 40 + "0", "\U0001019d" * 30, "jam-at=" + "\U0002ebe1" * 30, "\U00018d09" * 30 + "=1"]
+)
+def test_a_spec_of_characters_written_as_escapes_is_quoted_short(item):
+    # Each of these characters takes four to ten to write quoted: cut after quoting, the message
+    # still repeats the start of what was given, and stays short.
+    with pytest.raises(BadFaultSpec) as refused:
+        parse_faults(item)
+    message = str(refused.value)
+    assert message.isprintable() and len(message) < 300, message  # as the sweep above holds every message
+    assert repr(item[:2])[:-1] in message, message
+
+
 @settings(max_examples=150, deadline=None)
 @given(text=SPECS)
 def test_the_command_refuses_any_malformed_spec_in_one_line(text):
