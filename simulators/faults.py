@@ -116,8 +116,8 @@ def _card(name: str, value: str) -> Card:
 
 def _item(name: str, value: str) -> str:
     """An item as the user wrote it, or quoted when it holds what a terminal would not show as is."""
-    text = _cut(f"{name}={value}")
-    return text if text.isprintable() else _quoted(f"{name}={value}")
+    text = f"{name}={value}"
+    return _cut(text) if text.isprintable() else _quoted(text)
 
 
 def _cut(text: str, width: int = WIDTH) -> str:
