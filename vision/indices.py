@@ -589,15 +589,15 @@ def agreed_heights(reads: list[_Peak], typical: float | None = None) -> list[_Pe
     times the true one; a crop cut from too short a height cuts off the suit: a club read as a
     spade).
 
-    Two sure reads are too few for a median; unless one is more than :data:`PAIR_APART` times the
-    other (then one is not an index of this deck's size: a court picture's large glyph), the
-    shorter is brought up to within :data:`PAIR_AGREEMENT` of the taller. Of two estimates of one
-    size, trust the taller: a crop cut short loses the suit's lower half (a heart read as a
-    diamond), while one cut a little tall keeps the whole index, as the reader was taught (crops
-    0.85-1.18 times the index's height)."""
+    Two sure reads are too few for a median. Unless one is more than :data:`TWO_SURE_APART` times
+    the other (then one is not an index of this deck's size: a court picture's large glyph), every
+    read shorter than the taller by more than :data:`TWO_SURE_AGREEMENT` is brought up to that: of
+    two estimates of one size, trust the taller. A crop cut short loses the suit's lower half (a
+    heart read as a diamond), while one cut a little tall keeps the whole index, as the reader was
+    taught (its synthetic crops 0.85-1.18 times the index's height)."""
     sure = [r.height for r in reads if r.heat >= SURE]
-    if typical is None and len(sure) == 2 and max(sure) <= PAIR_APART * min(sure):
-        low = max(sure) / PAIR_AGREEMENT
+    if typical is None and len(sure) == 2 and max(sure) <= TWO_SURE_APART * min(sure):
+        low = max(sure) / TWO_SURE_AGREEMENT
         return [replace(r, height=low) if r.height < low else r for r in reads]
     if typical is None and len(sure) < 3:
         return reads
@@ -607,8 +607,8 @@ def agreed_heights(reads: list[_Peak], typical: float | None = None) -> list[_Pe
 
 
 HEIGHT_AGREEMENT = 1.25  # how far (a factor either way) one index's height may be from the others'
-PAIR_AGREEMENT = 1.05  # ... and, of two sure reads, how far short of the taller the shorter may be
-PAIR_APART = 1.6  # two sure reads further apart than this in height are not one size
+TWO_SURE_AGREEMENT = 1.05  # ... and, of two sure reads, how far short of the taller the shorter may be
+TWO_SURE_APART = 1.6  # two sure reads further apart than this in height are not one size
 READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a turner adds the crop's turn
 RECUT_DEG = 10.0  # a crop the turner finds turned further than this from upright is cut again, set upright
 

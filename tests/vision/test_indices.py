@@ -199,12 +199,12 @@ def test_an_index_height_far_from_the_others_is_brought_within_a_quarter_of_thei
 
 
 def test_of_two_sure_reads_the_shorter_is_cut_at_the_taller_ones_height():
-    from vision.indices import PAIR_AGREEMENT, agreed_heights
+    from vision.indices import TWO_SURE_AGREEMENT, agreed_heights
 
     # A card's two corners, one measured short (kde:nicu-white's 3H on the mat, its crop cut
     # short of the heart's point, read as a 3D), and a faint read shorter still.
     agreed = [r.height for r in agreed_heights([_peak(22), _peak(17), _peak(12, heat=0.3)])]
-    assert agreed == [22, 22 / PAIR_AGREEMENT, 22 / PAIR_AGREEMENT]
+    assert agreed == [22, 22 / TWO_SURE_AGREEMENT, 22 / TWO_SURE_AGREEMENT]
     # A glyph of a court picture read as an index twice the size: neither sizes the other.
     assert [r.height for r in agreed_heights([_peak(22), _peak(50)])] == [22, 50]
 
