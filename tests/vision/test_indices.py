@@ -193,7 +193,7 @@ def test_an_index_height_far_from_the_others_is_brought_within_a_quarter_of_thei
     median = 42  # of the four sure reads
     assert agreed[:3] == [40, 44, 46]  # within a quarter of the median: as read
     assert agreed[3] == median / HEIGHT_AGREEMENT and agreed[4] == median * HEIGHT_AGREEMENT
-    # Two sure reads are too few to agree on anything; a known size is agreed on however few.
+    # One sure read (the other is faint) sizes nothing; a known size is agreed on however few.
     assert [r.height for r in agreed_heights(reads[3:])] == [28, 90]
     assert [r.height for r in agreed_heights(reads[3:], typical=60.0)] == [48, 75]
 
