@@ -2,7 +2,8 @@
 each another file than the shipped one (the others shipped: :func:`vision.indices.with_shipped`),
 or ``--no-corner``: the shipped models without the corner reader; ``--float-readers``: the
 shipped readers in 32-bit floats rather than their 8-bit files; ``--no-ink``: without the check of
-red reads' ink (:mod:`vision.ink`)."""
+red reads' ink (:mod:`vision.ink`); ``--fuse-grey-suit``: in a frame without colour, the detector's
+suit weighed with the reader's (:class:`vision.indices.IndexDetector`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         "--float-readers", action="store_true", help="the shipped readers in floats, not 8-bit, to compare"
     )
     parser.add_argument("--no-ink", action="store_true", help="without the check of red reads' ink, to compare")
+    parser.add_argument(
+        "--fuse-grey-suit",
+        action="store_true",
+        help="in a frame without colour, the detector's suit weighed with the reader's, to compare",
+    )
 
 
 def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) -> IndexDetector | None:
@@ -33,7 +39,7 @@ def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             parser.error(f"{path}: no such model file")
     if args.no_corner and args.corner is not None:
         parser.error("--corner and --no-corner: give one")
-    if not given and not args.no_corner and not args.float_readers and not args.no_ink:
+    if not given and not (args.no_corner or args.float_readers or args.no_ink or args.fuse_grey_suit):
         return None
     try:
         return with_shipped(
@@ -44,6 +50,7 @@ def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             float_readers=args.float_readers,
             read_corner=not args.no_corner,
             check_ink=not args.no_ink,
+            fuse_grey_suit=args.fuse_grey_suit,
         )
     except ModelError as exc:
         parser.error(str(exc))

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from engine.cards import Card
@@ -205,12 +206,20 @@ def tune(
     return out
 
 
-def _by_colour(half: str, reader: Path | None, model: Path | None) -> None:
-    detector = with_shipped(model, reader=reader)
-    for key, s in evaluate(lambda image: scan(image, detector=detector), half, group=colour_of).items():
+def _by_colour(
+    half: str, reader: Path | None, model: Path | None, made_grey: bool = False, fuse_grey_suit: bool = False
+) -> None:
+    detector = with_shipped(model, reader=reader, fuse_grey_suit=fuse_grey_suit)
+    shown = without_colour if made_grey else (lambda image: image)
+    for key, s in evaluate(lambda image: scan(shown(image), detector=detector), half, group=colour_of).items():
         print(f"{key}: {s.right} right, {s.wrong} wrong of {s.cards} ({s.recall:.4f} / {s.precision:.4f})")
         for example in s.wrong_examples:
             print(f"   wrong: {example}")
+
+
+def without_colour(image: np.ndarray) -> np.ndarray:
+    """A BGR image as a camera without colour would give it."""
+    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
 def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:
@@ -289,11 +298,21 @@ if __name__ == "__main__":
     parser.add_argument("--reader", type=Path, help="another reader (ONNX) than the shipped one")
     parser.add_argument("--model", type=Path, help="another detector (ONNX) than the shipped one")
     parser.add_argument("--by-colour", action="store_true", help="no sweep: the grey and the colour photos' scores")
+    parser.add_argument(
+        "--made-grey", action="store_true", help="with --by-colour: every photo read with its colour taken out"
+    )
+    parser.add_argument(
+        "--fuse-grey-suit",
+        action="store_true",
+        help="with --by-colour: in a frame without colour, the detector's suit weighed too, to compare",
+    )
     parser.add_argument("--misses", action="store_true", help="no sweep: where each card not named was lost")
     parser.add_argument(
         "--unboxed", action="store_true", help="no sweep: sure index reads where no box lies and no left-out is listed"
     )
     args = parser.parse_args()
+    if (args.made_grey or args.fuse_grey_suit) and not args.by_colour:
+        parser.error("--made-grey and --fuse-grey-suit go with --by-colour")
     if args.unboxed:
         lines = list_unboxed(args.half, args.reader, args.model)
         print(f"sure reads where no index is labelled or listed: {len(lines)}")
@@ -307,7 +326,7 @@ if __name__ == "__main__":
                 print(f"   {line}")
         raise SystemExit
     if args.by_colour:
-        _by_colour(args.half, args.reader, args.model)
+        _by_colour(args.half, args.reader, args.model, args.made_grey, args.fuse_grey_suit)
         raise SystemExit
     for limits, s in tune(args.half, args.reader, args.model):
         print(

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     if candidate is None:
         parser.error(
             "give a model to compare with the shipped ones (--model, --reader, --turner or --corner;"
-            " or --no-corner, --float-readers, --no-ink)"
+            " or --no-corner, --float-readers, --no-ink, --fuse-grey-suit)"
         )
     say = (lambda _line: None) if args.json else (lambda line: print(f"   {line}", flush=True))
     figures = {}

@@ -277,6 +277,7 @@ class IndexDetector:
         corner: Path | None = None,
         read_corner: bool = True,
         check_ink: bool = True,
+        fuse_grey_suit: bool = False,
     ) -> None:
         backend = backend or default_backend()
         self.path = str(path or default_model(backend))
@@ -311,6 +312,13 @@ class IndexDetector:
         # A read of a red card whose crop, in a frame with colour, holds no red ink is no index
         # (vision.ink; check_ink=False: not checked, for a deck that prints diamonds or hearts otherwise).
         self.check_ink = check_ink
+        # In a frame without colour a read's suit is the reader's alone, not the reader's times the
+        # detector's (fuse_grey_suit=True: times the detector's there too, to compare). The detector
+        # sees an index at a quarter of the reader's detail and, taught mostly on colour, tells a
+        # small diamond from a heart or a spade by its ink: without colour it is often sure and
+        # wrong (a plain grey diamond read a heart at 0.93, where the reader said a diamond at
+        # 0.89), and the product named the wrong suit (docs/vision.md, "A frame without colour").
+        self.fuse_grey_suit = fuse_grey_suit
 
     def maps(self, image: np.ndarray) -> np.ndarray:
         """The network's raw output for a BGR image (padded to a multiple of 16): (25, H/4, W/4)."""
@@ -507,12 +515,14 @@ class IndexDetector:
         heat keeps only the chance that it is no red card (``ink``): the read is no card it could
         name wrongly, while its index still counts as one (:attr:`IndexRead.index_heat`). The ink
         is looked at only where that could matter: a read that may count and may be red. In a
-        frame without ``colour`` the two jokers are read alike (:func:`_jokers_alike`)."""
+        frame without ``colour`` the suit is the reader's alone (see ``__init__``) and the two
+        jokers are read alike (:func:`_jokers_alike`)."""
         ranks = _softmax(row[: len(RANKS) + 1])
         p_index = (1.0 - float(ranks[-1])) * in_corner  # the ranks' softmax is needed below: not _presence_of
         p_rank = _normalised(ranks[:-1] * (r.p_rank if self.fuse else 1.0))
         suits = _softmax(row[len(RANKS) + 1 : READER_OUTPUTS])
-        p_suit = _normalised(suits * (r.p_suit if self.fuse else 1.0))
+        weigh_detector_suit = self.fuse and (colour or self.fuse_grey_suit)
+        p_suit = _normalised(suits * (r.p_suit if weigh_detector_suit else 1.0))
         if not colour:
             p_suit = _jokers_alike(p_suit)
         p_red = float(p_suit[list(RED_SUITS)].sum())

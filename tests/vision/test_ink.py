@@ -138,3 +138,22 @@ def test_a_grey_frame_cannot_tell_the_jokers_apart_but_the_prior_can():
         only_this = {card(code)} | {card(c) for c in ("7S", "KH")}
         assert {str(r.card) for r in scan(grey(table), allowed=only_this) if r.card} == {code}
         assert card(other) not in {r.card for r in scan(grey(table), allowed={card(other), card(code)})}
+
+
+def test_in_a_grey_frame_the_suit_is_the_readers_and_in_colour_both_networks_weigh():
+    """A plain diamond in a grey photo: the detector, sure of a heart (it tells them by their ink,
+    at a quarter of the reader's detail), outweighed the reader's diamond. Without colour the
+    reader's suit stands alone; with colour the two are multiplied, as before."""
+    from vision.indices import RANKS, _Peak
+
+    p_rank = np.full(len(RANKS), 1e-3, np.float32)
+    p_rank[RANKS.index("A")] = 1.0
+    p_suit = np.array([0.02, 0.04, 0.93, 0.01, 0.0, 0.0], np.float32)  # the detector: a heart
+    peak = _Peak((50.0, 50.0), 30.0, 20.0, 0.0, 0.9, p_rank, p_suit)
+    row = np.zeros(len(RANKS) + 1 + len(p_suit), np.float32)
+    row[RANKS.index("A")] = 10.0
+    row[len(RANKS) + 1 :] = np.log([0.01, 0.89, 0.11, 0.01, 1e-4, 1e-4])  # the reader: a diamond, less sure
+    grey_read = IndexDetector()._fused(peak, row, 0.0, colour=False)
+    assert grey_read.card == card("AD")
+    assert IndexDetector()._fused(peak, row, 0.0, colour=True).card == card("AH")
+    assert IndexDetector(fuse_grey_suit=True)._fused(peak, row, 0.0, colour=False).card == card("AH")

@@ -80,6 +80,26 @@ def test_a_photo_without_colour_is_grey_though_jpeg_leaves_its_channels_a_little
     assert colour_of(PHOTO, picture) == "colour"
 
 
+def test_a_photo_made_grey_is_read_as_a_camera_without_colour_would_give_it():
+    from benchmarks.real_photos import colour_of, without_colour
+
+    picture = np.zeros((48, 64, 3), np.uint8)
+    picture[10:30, 10:30] = (40, 40, 220)
+    made_grey = without_colour(picture)
+    assert made_grey.shape == picture.shape and colour_of(PHOTO, made_grey) == "grey"
+    assert (made_grey[..., 0] == made_grey[..., 2]).all() and made_grey[20, 20, 0] > 0
+
+
+def test_the_grey_options_of_the_photo_benchmark_go_with_by_colour():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.real_photos", "train", "--made-grey"], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "--made-grey and --fuse-grey-suit go with --by-colour" in done.stderr
+
+
 def index(code: str, centre, heat: float, p: float = 0.95) -> IndexRead:
     return IndexRead(centre, 40.0, 20.0, 0.0, card(code), heat * p, heat, ((card(code), p), (card("2D"), 1 - p)))
 

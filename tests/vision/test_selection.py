@@ -73,6 +73,9 @@ def test_the_shipped_models_without_the_corner_reader_are_a_comparison_of_their_
     assert [Path(net.path).name for net in readers if net is not None] == ["turner.onnx", "reader.onnx", "corner.onnx"]
     unchecked = given_detector(parser, parser.parse_args(["--no-ink"]))
     assert unchecked is not None and not unchecked.check_ink and unchecked.corner is not None
+    assert not unchecked.fuse_grey_suit
+    fused = given_detector(parser, parser.parse_args(["--fuse-grey-suit"]))
+    assert fused is not None and fused.fuse_grey_suit and fused.check_ink
     with pytest.raises(SystemExit):
         given_detector(parser, parser.parse_args(["--no-corner", "--corner", str(model_path(CORNER))]))
     assert "give one" in capsys.readouterr().err
