@@ -26,13 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from engine.cards import Card
 from vision.cards import PRESENT, Recognition, Thresholds, join
 from vision.indices import PEAK, IndexRead, with_shipped
-from vision.ink import has_colour
+from vision.ink import has_colour, without_colour
 from vision.photo_set import Photo, load, split
 from vision.scan import photo_reads, scan
 
@@ -215,11 +214,6 @@ def _by_colour(
         print(f"{key}: {s.right} right, {s.wrong} wrong of {s.cards} ({s.recall:.4f} / {s.precision:.4f})")
         for example in s.wrong_examples:
             print(f"   wrong: {example}")
-
-
-def without_colour(image: np.ndarray) -> np.ndarray:
-    """A BGR image as a camera without colour would give it."""
-    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
 
 def lost_where(photo: Photo, reads: list[IndexRead]) -> list[tuple[str, str]]:

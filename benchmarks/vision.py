@@ -31,6 +31,7 @@ from simulators.camera import render
 from simulators.scenes import SceneStyle, random_arm, random_scene, tilted_view
 from vision.decks import DECKS, deck_available, deck_faces
 from vision.indices import IndexDetector
+from vision.ink import without_colour
 from vision.mat import MatLayout
 from vision.observe import Observer
 from vision.scan import scan
@@ -150,7 +151,7 @@ def rendered_figures(
         for seed in seeds:
             for label, frame, truth in scenes(count, size, seed=seed, deck=deck):
                 if grey:
-                    frame = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+                    frame = without_colour(frame)
                 score.add(scan(frame, detector=detector), truth, f"seed {seed}, {label}")
         confusions = tuple(f"{t}->{r} x{n}" for (t, r), n in score.confusions.most_common(6))
         out.append(

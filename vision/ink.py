@@ -50,6 +50,11 @@ def has_colour(image: np.ndarray) -> bool:
     return colour_spread(image) >= COLOURED
 
 
+def without_colour(image: np.ndarray) -> np.ndarray:
+    """A BGR image as a camera without colour gives it (still three channels)."""
+    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
 def red_ink_share(crop: np.ndarray) -> float:
     """The share of a BGR index crop's pixels that are red ink, measured against its paper."""
     pixels = crop.astype(np.float32) + 1.0

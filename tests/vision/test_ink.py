@@ -11,7 +11,7 @@ import pytest
 from engine.cards import card
 from simulators.card_faces import render_face
 from vision.indices import SURE, IndexDetector
-from vision.ink import has_colour, red_ink_share, shows_red
+from vision.ink import has_colour, red_ink_share, shows_red, without_colour
 from vision.scan import photo_reads, scan
 
 FELT = (40, 110, 30)  # BGR
@@ -48,10 +48,6 @@ def on_felt(face: np.ndarray, width: int = 170) -> np.ndarray:
     return image
 
 
-def grey(image: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-
-
 def named(image: np.ndarray, check_ink: bool = True) -> set[str]:
     return {str(r.card) for r in scan(image, detector=IndexDetector(check_ink=check_ink)) if r.card is not None}
 
@@ -75,7 +71,7 @@ def test_a_black_index_shows_none_washed_out_or_under_a_warm_lamp(code):
 def test_a_grey_frame_has_no_colour_and_the_felt_has():
     table = on_felt(render_face(card("7S")))
     assert has_colour(table)
-    assert not has_colour(grey(table))
+    assert not has_colour(without_colour(table))
 
 
 @pytest.mark.parametrize("code", ["KH", "9H"])
@@ -85,7 +81,7 @@ def test_a_heart_printed_black_is_no_card_in_a_frame_with_colour(code):
     assert named(red) == {code}  # the check takes no red card's read away
     assert named(black) == set()
     assert named(black, check_ink=False) == {code}  # the reader alone reads the heart by its shape
-    assert named(grey(black)) == {code}  # a grey frame says nothing of ink: not checked
+    assert named(without_colour(black)) == {code}  # a grey frame says nothing of ink: not checked
 
 
 def test_a_read_the_check_takes_away_still_counts_as_an_index_for_sizes():
@@ -134,10 +130,10 @@ def test_a_grey_frame_cannot_tell_the_jokers_apart_but_the_prior_can():
     for code, other in (("BJ", "LJ"), ("LJ", "BJ")):
         table = on_felt(render_face(card(code)))
         assert named(table) == {code}
-        assert named(grey(table)) == set(), "a grey joker named either way is a guess"
+        assert named(without_colour(table)) == set(), "a grey joker named either way is a guess"
         only_this = {card(code)} | {card(c) for c in ("7S", "KH")}
-        assert {str(r.card) for r in scan(grey(table), allowed=only_this) if r.card} == {code}
-        assert card(other) not in {r.card for r in scan(grey(table), allowed={card(other), card(code)})}
+        assert {str(r.card) for r in scan(without_colour(table), allowed=only_this) if r.card} == {code}
+        assert card(other) not in {r.card for r in scan(without_colour(table), allowed={card(other), card(code)})}
 
 
 def test_in_a_grey_frame_the_suit_is_the_readers_and_in_colour_both_networks_weigh():
@@ -157,3 +153,12 @@ def test_in_a_grey_frame_the_suit_is_the_readers_and_in_colour_both_networks_wei
     assert grey_read.card == card("AD")
     assert IndexDetector()._fused(peak, row, 0.0, colour=True).card == card("AH")
     assert IndexDetector(fuse_grey_suit=True)._fused(peak, row, 0.0, colour=False).card == card("AH")
+
+
+def test_an_image_without_colour_keeps_its_shape_and_brightness_and_loses_its_colour():
+    picture = np.zeros((48, 64, 3), np.uint8)
+    picture[10:30, 10:30] = (40, 40, 220)  # a red heart's ink
+    assert has_colour(picture)
+    made_grey = without_colour(picture)
+    assert made_grey.shape == picture.shape and not has_colour(made_grey)
+    assert (made_grey[..., 0] == made_grey[..., 2]).all() and 0 < made_grey[20, 20, 0] < 220

@@ -17,6 +17,7 @@ import numpy as np
 
 from engine.cards import CARDS, Card
 from vision.indices import IN_VIEW
+from vision.ink import without_colour
 from vision.training import backgrounds
 from vision.training.faces import Face, available_designs, design_faces, font_face, fonts
 
@@ -245,7 +246,7 @@ def grey(image: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """A BGR picture with its colour taken out (still three channels): as a camera's grey weighs
     blue, green and red (``weights``, summing to 1), else as the usual luminance does."""
     if weights is None:
-        return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        return without_colour(image)
     one = np.clip(image.astype(np.float32) @ np.asarray(weights, np.float32), 0, 255).astype(np.uint8)
     return np.repeat(one[..., None], 3, axis=-1)
 
