@@ -139,7 +139,8 @@ def test_a_grey_frame_cannot_tell_the_jokers_apart_but_the_prior_can():
 def test_in_a_grey_frame_the_suit_is_the_readers_and_in_colour_both_networks_weigh():
     """A plain diamond in a grey photo: the detector, sure of a heart (it tells them by their ink,
     at a quarter of the reader's detail), outweighed the reader's diamond. Without colour the
-    reader's suit stands alone; with colour the two are multiplied, as before."""
+    reader's suit stands alone; with colour the two are multiplied (the real grey photos of a 6D
+    and an AD in tests/vision/photos are read so, by tests/vision/test_reader_real.py)."""
     from vision.indices import RANKS, _Peak
 
     p_rank = np.full(len(RANKS), 1e-3, np.float32)
