@@ -19,7 +19,9 @@ import numpy as np
 from benchmarks.vision_scenes import scenes
 from simulators.camera import CardTruth
 from vision.decks import deck_available, deck_faces
-from vision.indices import SURE, IndexDetector, IndexRead, pyramid_scales
+from vision.index_reads import SURE, IndexRead
+from vision.indices import IndexDetector
+from vision.scales import pyramid_scales
 
 DESIGNS = ("project", "kde:standard", "kde:nicu-white", "aisleriot:anglo")
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from vision.indices import IndexDetector, ModelError, with_shipped
+from vision.indices import IndexDetector, with_shipped
+from vision.networks import ModelError
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:

@@ -30,7 +30,8 @@ import numpy as np
 
 from engine.cards import Card
 from vision.cards import PRESENT, Recognition, Thresholds, join
-from vision.indices import PEAK, IndexRead, with_shipped
+from vision.index_reads import PEAK, IndexRead
+from vision.indices import with_shipped
 from vision.ink import has_colour, without_colour
 from vision.photo_set import Photo, load, split
 from vision.scan import photo_reads, scan

@@ -5,7 +5,7 @@ On the sets models are chosen on (never the validation half): the training half'
 (a read is of the labelled index whose box holds its centre) and the selection's rendered scenes of
 the four designs (seed 12 at 720p and 1080p, seeds 13 and 14 at 720p; a read is of the face-up card
 whose outline holds its centre, which may be another card's index lying over it, so only reads of
-that card's rank count). Every read at least :data:`~vision.indices.FAINT` sure, read without the
+that card's rank count). Every read at least :data:`~vision.index_reads.FAINT` sure, read without the
 check, its crop cut in the reader's window at its centre, height and up direction. Printed per set:
 the red cards read as themselves (their least red-ink shares: the check must leave them all); the
 black indices read as red cards, how many show less red ink than NO_RED (the check is for them)
@@ -28,7 +28,8 @@ from benchmarks.vision_scenes import scenes
 from engine.cards import Card
 from vision.decks import deck_available, deck_faces
 from vision.index_crops import INDEX_ONLY, upright_crop
-from vision.indices import FAINT, IndexDetector, IndexRead, with_shipped
+from vision.index_reads import FAINT, IndexRead
+from vision.indices import IndexDetector, with_shipped
 from vision.ink import COLOURED, NO_RED, colour_spread, red_ink_share
 from vision.scan import photo_reads
 

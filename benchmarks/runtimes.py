@@ -16,7 +16,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.indices import CORNER, MODEL, MODEL_INT8, READER, TURNER, IndexDetector, int8_name, model_path
+from vision.index_readers import IndexReaders
+from vision.indices import IndexDetector
+from vision.networks import CORNER, MODEL, MODEL_INT8, READER, TURNER, int8_name, model_path
 
 SIZES = ((256, 256), (736, 1280), (1088, 1920))
 
@@ -50,9 +52,8 @@ def reader_timings(paths: list[Path], crops: int = 16, repeats: int = 20) -> lis
     out = []
     for path in paths:
         for backend in ("onnxruntime",) if path.name.endswith(".int8.onnx") else ("onnxruntime", "opencv"):
-            reader = IndexDetector(backend=backend, reader=path, turn=False)
-            assert reader.reader is not None and reader.crop is not None
-            net, window = reader.reader, reader.crop
+            readers = IndexReaders(path, backend, turn=False, read_corner=False)
+            net, window = readers.reader, readers.crop
             blob = np.random.default_rng(0).random((crops, 3, window.height, window.width)).astype(np.float32)
             out.append((str(path), backend, _median_ms(net.run, blob, repeats)))
     return out

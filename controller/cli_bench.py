@@ -102,7 +102,8 @@ def bench_vision(
 ) -> None:
     """The card reader's accuracy on real photographs and rendered scenes; per-frame time."""
     from benchmarks.vision import real_figures, rendered_figures, speed_figures
-    from vision.indices import ModelError, with_shipped
+    from vision.indices import with_shipped
+    from vision.networks import ModelError
     from vision.photo_set import PhotoSetError
 
     if size not in ("1280x720", "1920x1080"):

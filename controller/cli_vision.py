@@ -40,7 +40,7 @@ def vision_scan(
     """Find and read every face-up card in each image (coordinates in image pixels)."""
     import cv2
 
-    from vision.indices import ModelError
+    from vision.networks import ModelError
     from vision.scan import scan
 
     for path in images:

@@ -27,8 +27,9 @@ from engine.games import get_game
 from firmware_bridge.errors import LinkLost, PortUnavailable
 from firmware_bridge.link import Link
 from hardware.panel import Panel
-from vision.indices import IndexDetector, ModelError
+from vision.indices import IndexDetector
 from vision.mat import MatLayout
+from vision.networks import ModelError
 from vision.observe import Observer
 from vision.service import VisionService
 from vision.tracker import Tracker

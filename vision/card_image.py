@@ -20,7 +20,7 @@ FACE_W, FACE_H = 250, 350
 
 def cards_in_view(frame: np.ndarray) -> list[Recognition]:
     """Every card whose index shows, read or not; a card alone shows both its indices. Without
-    the photo scan's further looks (:data:`vision.indices.LOOKS`): enrolment takes a card only
+    the photo scan's further looks (:data:`vision.scales.LOOKS`): enrolment takes a card only
     once it has seen it alone in four frames running, and a look at 30 px read a lone LJ beside
     an index (beside `aisleriot:anglo`'s KC, in one frame of the six it lay still), which kept
     the card from ever being taken."""

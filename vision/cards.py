@@ -9,7 +9,7 @@ Two cards of one rank fanned side by side lie as a pair too, and two sure reads 
 each other are two cards, not one card of whatever each thought least unlikely. A pair's
 evidence is multiplied: the card is the likeliest under both, and the chance that an index lies
 there is one less the chance that neither read is one, so two reads too faint to stand alone
-(down to :data:`~vision.indices.FAINT`) may make a card together. A lone index stands for its
+(down to :data:`~vision.index_reads.FAINT`) may make a card together. A lone index stands for its
 card by itself. Each card's outline is drawn from its indices and the card's size.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.indices import FAINT, SURE, IndexRead
+from vision.index_reads import FAINT, SURE, IndexRead
 
 # Where an index's centre lies on a card, as shares of its width and height from the top-left
 # corner (a standard poker card's index; designs differ by a few hundredths).

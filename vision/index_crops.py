@@ -11,7 +11,7 @@ picture's glyph lies: on a small card the index's suit is a blob of a few pixels
 club and spade differ by a pixel or two at 720p), while the pip beside it is three times larger.
 :data:`WITH_CORNER` reaches further on every side, most above and to either side, where a
 card's top edge and side edge lie around an index printed in its corner: the corner reader
-(:data:`vision.indices.CORNER`) tells an index from a pip or a mark of the table by where it lies.
+(:data:`vision.networks.CORNER`) tells an index from a pip or a mark of the table by where it lies.
 A reader says which window it was trained on in a file beside its model (:func:`spec_of`).
 """
 

@@ -22,8 +22,10 @@ import numpy as np
 from engine.cards import Card
 from vision import changes
 from vision.cards import Recognition, join
-from vision.indices import SURE, IndexDetector, IndexRead, Look, in_view, scale_for, suppress
+from vision.index_reads import SURE, IndexRead, Look, in_view
+from vision.indices import IndexDetector
 from vision.mat import MatLayout, MatPose, find_markers_in_part, find_mat, marker_parts, pose_from
+from vision.scales import scale_for, suppress
 from vision.scan import INDEX_SHARE, default_detector
 
 log = logging.getLogger(__name__)

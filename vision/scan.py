@@ -1,7 +1,7 @@
 """One image in, the cards in it out: the index detector, then the indices joined into cards.
 
 For a photograph (``croupier vision scan``) the cards' size is unknown, so the detector looks at
-a few scales (:func:`vision.indices.pyramid_scales`); on the mat the card's size in pixels is
+a few scales (:func:`vision.scales.pyramid_scales`); on the mat the card's size in pixels is
 known and one scale does. ``allowed``, the cards that may be there, is the referee's prior.
 """
 
@@ -13,7 +13,9 @@ import numpy as np
 
 from engine.cards import Card
 from vision.cards import Recognition, join
-from vision.indices import LOOKS, IndexDetector, IndexRead, in_view, pyramid_scales, scale_for
+from vision.index_reads import IndexRead, in_view
+from vision.indices import IndexDetector
+from vision.scales import LOOKS, pyramid_scales, scale_for
 
 # An index's height over its card's, until the table has learned its deck's: the middle, on a log
 # scale, of the designs measured (0.19-0.38; docs/vision.md). The smallest of them is what a

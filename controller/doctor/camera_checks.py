@@ -17,8 +17,9 @@ import numpy as np
 
 from controller.doctor.findings import Finding, Status, failed, passed, skipped
 from controller.doctor.person import CardPlacer
-from vision.indices import IndexDetector, ModelError
+from vision.indices import IndexDetector
 from vision.mat import MatLayout, MatPose, find_mat
+from vision.networks import ModelError
 from vision.observe import CARD_MM, FrameObservation, Observer
 from vision.scan import SMALL_INDEX_SHARE
 from vision.sources import FrameSource, SourceError

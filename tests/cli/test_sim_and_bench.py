@@ -107,7 +107,7 @@ def test_bench_vision_scores_the_real_photographs_per_source(tmp_path):
 
 def test_bench_vision_compares_another_model_given_by_its_files(tmp_path):
     from vision.index_crops import spec_file
-    from vision.indices import default_backend, default_model, model_path, runs_file
+    from vision.networks import default_backend, default_model, model_path, runs_file
 
     args = ("bench", "vision", "--no-speed", "--no-real", "--scenes", "1", "--seed", "3", "--json")
     shipped = run_croupier(*args)

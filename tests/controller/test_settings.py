@@ -98,4 +98,4 @@ def test_the_camera_check_ink_setting_reaches_the_card_reader(tmp_path, check_in
     settings = load_settings(write(tmp_path, f"[camera]\ncheck_ink = {str(check_ink).lower()}\n"))
     service = _camera(settings)  # the table's camera, as croupier serve builds it (the doctor's too: card_reader)
     assert service is not None
-    assert service.observer.detector.check_ink is check_ink
+    assert service.observer.detector.readers.check_ink is check_ink

@@ -9,7 +9,7 @@ import pytest
 
 from engine.cards import card
 from vision.cards import DIAGONAL, INDEX_AT, Thresholds, join
-from vision.indices import IndexRead
+from vision.index_reads import IndexRead
 
 
 def read(code: str, centre, up_deg: float, p: float = 0.95, height: float = 24.0, others=()) -> IndexRead:

@@ -1,4 +1,4 @@
-"""The corner reader (vision.indices.CORNER): a third look at each index the reader found, in a
+"""The corner reader (vision.networks.CORNER): a third look at each index the reader found, in a
 window wide enough to hold the card's edges around it. It only ever lowers a read's heat."""
 
 from __future__ import annotations
@@ -11,15 +11,17 @@ import cv2
 import pytest
 
 from vision.index_crops import WITH_CORNER, write_spec
-from vision.indices import CORNER, IndexDetector, ModelError, model_path, scale_for, with_shipped
+from vision.indices import IndexDetector, with_shipped
+from vision.networks import CORNER, ModelError, model_path
+from vision.scales import scale_for
 
 PHOTOS = Path(__file__).parent / "photos"
 
 
 def test_the_shipped_corner_reader_is_read_in_its_own_window():
-    assert IndexDetector().corner_crop == WITH_CORNER
-    assert with_shipped().corner_crop == WITH_CORNER
-    assert IndexDetector(read_corner=False).corner is None
+    assert IndexDetector().readers.corner_crop == WITH_CORNER
+    assert with_shipped().readers.corner_crop == WITH_CORNER
+    assert IndexDetector(read_corner=False).readers.corner is None
 
 
 def test_a_corner_reader_given_is_the_one_read_and_a_broken_window_file_is_refused(tmp_path):
@@ -27,7 +29,7 @@ def test_a_corner_reader_given_is_the_one_read_and_a_broken_window_file_is_refus
     shutil.copy(model_path(CORNER), given)
     write_spec(given, WITH_CORNER)
     measured = with_shipped(corner=given)
-    assert measured.corner is not None and measured.corner.path == str(given)
+    assert measured.readers.corner is not None and measured.readers.corner.path == str(given)
     given.with_suffix(".json").write_text("{not json")
     with pytest.raises(ModelError, match="crop window"):
         with_shipped(corner=given)

@@ -11,8 +11,9 @@ import numpy as np
 from engine.cards import card
 from simulators.camera import Scene, SimulatedCamera
 from simulators.scenes import tilted_view, trick_scenes
-from vision.indices import LOOKS, IndexRead, Look, in_view, share_in_view, suppress
+from vision.index_reads import IndexRead, Look, in_view, share_in_view
 from vision.mat import MatLayout
+from vision.scales import LOOKS, suppress
 from vision.scan import default_detector
 
 
@@ -72,7 +73,7 @@ def test_the_detector_reads_each_index_once_where_its_heat_map_has_two_peaks():
 
 def _read_one(detector, image, peak, typical=None):
     """One peak of ``image`` through the reading step (the reader, and the turner if any)."""
-    return detector._read_upright([Look(image)], [image], [[peak]], [typical])[0][0]
+    return detector.readers.read([Look(image)], [image], [[peak]], [typical])[0][0]
 
 
 def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
@@ -81,10 +82,12 @@ def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
     # card's; without it they stay as far off as they were given.
     from benchmarks.index_turns import off_by
     from benchmarks.vision_scenes import scenes
-    from vision.indices import SURE, IndexDetector, _Peak, pyramid_scales
+    from vision.index_reads import SURE, Peak
+    from vision.indices import IndexDetector
+    from vision.scales import pyramid_scales
 
     turning, plain = default_detector(), IndexDetector(turn=False)
-    assert turning.turner is not None
+    assert turning.readers.turner is not None
     given = []
     for _, frame, truth in scenes(6, (1280, 720), seed=11):
         for r in turning.detect_pyramid(frame, pyramid_scales(frame.shape)):
@@ -94,7 +97,7 @@ def test_the_turner_sets_upright_an_index_the_detector_saw_turned_far_off():
     assert len(given) >= 10
     set_right = 0
     for frame, r, t in given:
-        peak = _Peak(r.centre, r.height, r.width, (r.up_deg + 40) % 360, 1.0, np.ones(14) / 14, np.ones(6) / 6)
+        peak = Peak(r.centre, r.height, r.width, (r.up_deg + 40) % 360, 1.0, np.ones(14) / 14, np.ones(6) / 6)
         assert 30 < off_by(_read_one(plain, frame, peak), t) < 50  # 40 off, give or take the 8
         set_right += off_by(_read_one(turning, frame, peak), t) < 15
     assert set_right >= 0.8 * len(given), (set_right, len(given))
@@ -106,7 +109,8 @@ def test_a_read_keeps_the_reader_s_share_of_its_heat():
     # chance that an index is there, which the read keeps (the misses benchmark splits a faint
     # read's heat by it), and keeps when brought back from the scale it was found at.
     from benchmarks.vision_scenes import scenes
-    from vision.indices import SURE, _Peak, pyramid_scales
+    from vision.index_reads import SURE, Peak
+    from vision.scales import pyramid_scales
 
     detector = default_detector()
     _, frame, _ = next(iter(scenes(1, (1280, 720), seed=11)))
@@ -115,7 +119,7 @@ def test_a_read_keeps_the_reader_s_share_of_its_heat():
     sure = [r for r in reads if r.heat >= SURE]
     assert sure
     r = sure[0]
-    peak = _Peak(r.centre, r.height, r.width, r.up_deg, 0.8, np.ones(14) / 14, np.ones(6) / 6)
+    peak = Peak(r.centre, r.height, r.width, r.up_deg, 0.8, np.ones(14) / 14, np.ones(6) / 6)
     on_index = _read_one(detector, frame, peak)
     on_blank = _read_one(detector, np.full_like(frame, 128), peak)
     assert on_index.presence > 0.9 and on_blank.presence < 0.2, (on_index, on_blank)
@@ -144,49 +148,54 @@ def test_a_turner_that_cuts_another_window_than_the_reader_is_refused(tmp_path):
     import pytest
 
     from vision.index_crops import WITH_CONTEXT, write_spec
-    from vision.indices import IndexDetector, ModelError, model_path
+    from vision.indices import IndexDetector
+    from vision.networks import ModelError, model_path
 
     shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")
     shutil.copy(model_path("turner.onnx"), tmp_path / "turner.onnx")
     write_spec(tmp_path / "turner.onnx", WITH_CONTEXT)
     with pytest.raises(ModelError, match="another window"):
         IndexDetector(reader=tmp_path / "reader.onnx")
-    assert IndexDetector(reader=tmp_path / "reader.onnx", turn=False).turner is None  # not asked for: not loaded
+    assert (
+        IndexDetector(reader=tmp_path / "reader.onnx", turn=False).readers.turner is None
+    )  # not asked for: not loaded
 
 
 def test_a_reader_measured_from_its_run_folder_is_read_with_the_shipped_turner(tmp_path):
     import shutil
 
-    from vision.indices import IndexDetector, model_path, with_shipped
+    from vision.indices import IndexDetector, with_shipped
+    from vision.networks import model_path
 
     shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")  # a run folder holds no turner
-    assert IndexDetector(reader=tmp_path / "reader.onnx").turner is None
+    assert IndexDetector(reader=tmp_path / "reader.onnx").readers.turner is None
     measured, shipped = with_shipped(reader=tmp_path / "reader.onnx"), IndexDetector()
-    assert measured.turner is not None and measured.turner is shipped.turner
-    assert measured.reader is not shipped.reader and measured.path == shipped.path
+    assert measured.readers.turner is not None and measured.readers.turner is shipped.readers.turner
+    assert measured.readers.reader is not shipped.readers.reader and measured.path == shipped.path
 
 
 def test_a_reader_of_another_window_is_measured_as_its_own_turner(tmp_path):
     import shutil
 
     from vision.index_crops import WITH_CONTEXT, write_spec
-    from vision.indices import model_path, with_shipped
+    from vision.indices import with_shipped
+    from vision.networks import model_path
 
     shutil.copy(model_path("reader.onnx"), tmp_path / "reader.onnx")
     write_spec(tmp_path / "reader.onnx", WITH_CONTEXT)  # the shipped turner cuts the index alone
     measured = with_shipped(reader=tmp_path / "reader.onnx")
-    assert measured.turner is None and measured.crop == WITH_CONTEXT
+    assert measured.readers.turner is None and measured.readers.crop == WITH_CONTEXT
 
 
 def _peak(height: float, heat: float = 0.9, centre: tuple[float, float] = (10.0, 10.0)):
     """A heat-map peak pointing up, with no opinion of its rank or suit."""
-    from vision.indices import _Peak
+    from vision.index_reads import Peak
 
-    return _Peak(centre, height, 0.6 * height, 0.0, heat, np.ones(14) / 14, np.ones(6) / 6)
+    return Peak(centre, height, 0.6 * height, 0.0, heat, np.ones(14) / 14, np.ones(6) / 6)
 
 
 def test_an_index_height_far_from_the_others_is_brought_within_a_quarter_of_their_median():
-    from vision.indices import HEIGHT_AGREEMENT, agreed_heights
+    from vision.index_readers import HEIGHT_AGREEMENT, agreed_heights
 
     reads = [_peak(40), _peak(44), _peak(46), _peak(28), _peak(90, heat=0.3)]
     agreed = [r.height for r in agreed_heights(reads)]
@@ -199,7 +208,7 @@ def test_an_index_height_far_from_the_others_is_brought_within_a_quarter_of_thei
 
 
 def test_of_two_sure_reads_the_shorter_is_cut_at_the_taller_ones_height():
-    from vision.indices import TWO_SURE_AGREEMENT, agreed_heights
+    from vision.index_readers import TWO_SURE_AGREEMENT, agreed_heights
 
     # A card's two corners, one measured short (kde:nicu-white's 3H on the mat, its crop cut
     # short of the heart's point, read as a 3D), and a faint read shorter still.
@@ -240,7 +249,7 @@ def test_the_reader_cuts_an_index_at_the_size_it_is_told_the_decks_indices_are()
 
 def test_the_runtimes_benchmark_times_each_reader_through_both_runtimes_and_an_8bit_one_through_onnxruntime():
     from benchmarks.runtimes import reader_timings
-    from vision.indices import READER, int8_name, model_path
+    from vision.networks import READER, int8_name, model_path
 
     rows = reader_timings([model_path(READER), model_path(int8_name(READER))], crops=2, repeats=1)
     assert [backend for _, backend, _ in rows] == ["onnxruntime", "opencv", "onnxruntime"]
@@ -251,19 +260,21 @@ def test_the_runtimes_benchmark_times_each_reader_through_both_runtimes_and_an_8
 def test_the_reader_cuts_its_crop_from_the_region_itself_where_the_detector_saw_it_shrunk():
     from dataclasses import replace
 
-    from vision.indices import TAUGHT_HEIGHTS, _crop_source, _Peak
+    from vision.index_readers import crop_source
+    from vision.index_reads import Peak
+    from vision.scales import TAUGHT_HEIGHTS
 
     region = np.zeros((400, 600, 3), np.uint8)
     shrunk = np.zeros((200, 300, 3), np.uint8)  # the detector ran on it at half size
-    peak = _Peak((50.0, 40.0), 20.0, 14.0, 0.0, 0.9, np.ones(14) / 14, np.ones(6) / 6)
-    image, cut = _crop_source(Look(region, 0.5), shrunk, peak)
+    peak = Peak((50.0, 40.0), 20.0, 14.0, 0.0, 0.9, np.ones(14) / 14, np.ones(6) / 6)
+    image, cut = crop_source(Look(region, 0.5), shrunk, peak)
     assert image is region  # twice the detail: the index is 40 px tall there
     assert (cut.centre, cut.height, cut.width) == ((100.0, 80.0), 40.0, 28.0)
     tall = replace(peak, height=TAUGHT_HEIGHTS[1] / 2 + 1)  # taller in the region than the reader was taught
-    assert _crop_source(Look(region, 0.5), shrunk, tall) == (shrunk, tall)
+    assert crop_source(Look(region, 0.5), shrunk, tall) == (shrunk, tall)
     enlarged = np.zeros((800, 1200, 3), np.uint8)  # the detector ran on it at twice the size
-    assert _crop_source(Look(region, 2.0), enlarged, peak) == (enlarged, peak)
-    assert _crop_source(Look(region, 0.9995), region, peak) == (region, peak)  # not resized at all
+    assert crop_source(Look(region, 2.0), enlarged, peak) == (enlarged, peak)
+    assert crop_source(Look(region, 0.9995), region, peak) == (region, peak)  # not resized at all
 
 
 def test_a_scale_that_sees_an_index_too_tall_and_misreads_it_is_outvoted_by_the_others(monkeypatch):
@@ -320,7 +331,7 @@ def test_a_photo_is_not_shrunk_further_than_its_tallest_index_needs():
     # A rendered 1080p table scene (seed 11, scene 3): shrunk to 0.073, the mat's marker in its
     # corner is an index's size, and read as one it named a QH on the empty mat.
     from benchmarks.vision_scenes import scenes
-    from vision.indices import TAUGHT_HEIGHTS, pyramid_scales
+    from vision.scales import TAUGHT_HEIGHTS, pyramid_scales
     from vision.scan import scan
 
     _label, frame, truth = list(scenes(4, (1920, 1080), seed=11))[3]

@@ -10,7 +10,8 @@ import pytest
 
 from engine.cards import card
 from simulators.card_faces import render_face
-from vision.indices import SURE, IndexDetector
+from vision.index_reads import SURE
+from vision.indices import IndexDetector
 from vision.ink import has_colour, red_ink_share, shows_red, without_colour
 from vision.scan import photo_reads, scan
 
@@ -94,7 +95,7 @@ def test_a_read_the_check_takes_away_still_counts_as_an_index_for_sizes():
 
 def test_the_red_ink_benchmark_sorts_reads_by_the_card_under_them_and_the_card_named():
     from benchmarks.red_ink import report, shares
-    from vision.indices import IndexRead
+    from vision.index_reads import IndexRead
 
     def read(code: str) -> IndexRead:
         return IndexRead((0.0, 0.0), 30.0, 20.0, 0.0, card(code), 0.9, 0.9, ((card(code), 0.9),))
@@ -110,19 +111,19 @@ def test_the_red_ink_benchmark_sorts_reads_by_the_card_under_them_and_the_card_n
 
 
 def test_a_read_certain_of_a_red_card_without_red_ink_keeps_its_index_heat():
-    from vision.indices import RANKS, _Peak
+    from vision.index_reads import RANKS, Peak
 
     detector = IndexDetector()
     p_rank = np.full(len(RANKS), 1e-9, np.float32)
     p_rank[RANKS.index("K")] = 1.0
     p_suit = np.array([1e-9, 1e-9, 1.0, 1e-9, 1e-9, 1e-9], np.float32)  # hearts, all but certain
-    peak = _Peak((50.0, 50.0), 30.0, 20.0, 0.0, 0.9, p_rank, p_suit)
+    peak = Peak((50.0, 50.0), 30.0, 20.0, 0.0, 0.9, p_rank, p_suit)
     row = np.zeros(len(RANKS) + 1 + len(p_suit), np.float32)  # the reader's logits: KH, surely
     row[RANKS.index("K")] = row[len(RANKS) + 1 + 2] = 30.0
-    read = detector._fused(peak, row, 0.0, shows_red_ink=lambda: False)
+    read = detector.readers.fused(peak, row, 0.0, shows_red_ink=lambda: False)
     assert read.card == card("KH") and read.heat < 1e-5  # no card at all
     assert read.index_heat == pytest.approx(0.9, rel=1e-3)  # but an index all the same
-    assert detector._fused(peak, row, 0.0, shows_red_ink=lambda: True).heat == pytest.approx(0.9, rel=1e-3)
+    assert detector.readers.fused(peak, row, 0.0, shows_red_ink=lambda: True).heat == pytest.approx(0.9, rel=1e-3)
 
 
 def test_a_grey_frame_cannot_tell_the_jokers_apart_but_the_prior_can():
@@ -141,19 +142,19 @@ def test_in_a_grey_frame_the_suit_is_the_readers_and_in_colour_both_networks_wei
     at a quarter of the reader's detail), outweighed the reader's diamond. Without colour the
     reader's suit stands alone; with colour the two are multiplied (the real grey photos of a 6D
     and an AD in tests/vision/photos are read so, by tests/vision/test_reader_real.py)."""
-    from vision.indices import RANKS, _Peak
+    from vision.index_reads import RANKS, Peak
 
     p_rank = np.full(len(RANKS), 1e-3, np.float32)
     p_rank[RANKS.index("A")] = 1.0
     p_suit = np.array([0.02, 0.04, 0.93, 0.01, 0.0, 0.0], np.float32)  # the detector: a heart
-    peak = _Peak((50.0, 50.0), 30.0, 20.0, 0.0, 0.9, p_rank, p_suit)
+    peak = Peak((50.0, 50.0), 30.0, 20.0, 0.0, 0.9, p_rank, p_suit)
     row = np.zeros(len(RANKS) + 1 + len(p_suit), np.float32)
     row[RANKS.index("A")] = 10.0
     row[len(RANKS) + 1 :] = np.log([0.01, 0.89, 0.11, 0.01, 1e-4, 1e-4])  # the reader: a diamond, less sure
-    grey_read = IndexDetector()._fused(peak, row, 0.0, colour=False)
+    grey_read = IndexDetector().readers.fused(peak, row, 0.0, colour=False)
     assert grey_read.card == card("AD")
-    assert IndexDetector()._fused(peak, row, 0.0, colour=True).card == card("AH")
-    assert IndexDetector(fuse_grey_suit=True)._fused(peak, row, 0.0, colour=False).card == card("AH")
+    assert IndexDetector().readers.fused(peak, row, 0.0, colour=True).card == card("AH")
+    assert IndexDetector(fuse_grey_suit=True).readers.fused(peak, row, 0.0, colour=False).card == card("AH")
 
 
 def test_an_image_without_colour_keeps_its_shape_and_brightness_and_loses_its_colour():

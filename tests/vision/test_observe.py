@@ -7,9 +7,10 @@ import pytest
 
 from engine.cards import card
 from vision.cards import Recognition
-from vision.indices import IndexRead, scale_for
+from vision.index_reads import IndexRead
 from vision.mat import MatLayout
 from vision.observe import _SIZE_FROM, Observer
+from vision.scales import scale_for
 from vision.scan import INDEX_SHARE
 
 CARD_H = 120.0

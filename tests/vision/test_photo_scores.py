@@ -11,7 +11,7 @@ import numpy as np
 from benchmarks.real_photos import PhotoScore, lost_where, score_photo
 from engine.cards import card
 from vision.cards import Recognition
-from vision.indices import IndexRead
+from vision.index_reads import IndexRead
 from vision.photo_set import Photo
 
 PHOTO = Photo(

@@ -16,20 +16,11 @@ onnx = pytest.importorskip("onnx")
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from vision.indices import (  # noqa: E402
-    CORNER,
-    MODEL,
-    MODEL_INT8,
-    READER,
-    TURNER,
-    IndexDetector,
-    int8_name,
-    model_path,
-    network_input,
-    runs_file,
-)
+from vision.indices import IndexDetector, network_input  # noqa: E402
+from vision.networks import CORNER, MODEL, MODEL_INT8, READER, TURNER, int8_name, model_path, runs_file  # noqa: E402
+from vision.photo_set import default_root  # noqa: E402
 from vision.scan import scan  # noqa: E402
-from vision.training.quantize import QuantizeError, float_ends, main, quantize  # noqa: E402
+from vision.training.quantize import QuantizeError, calibration_crops, float_ends, main, quantize  # noqa: E402
 
 PHOTOS = Path(__file__).parent / "photos"
 
@@ -80,11 +71,17 @@ def test_the_table_runs_the_8bit_networks_through_onnxruntime_and_the_float_ones
     int8, floats = IndexDetector(backend="onnxruntime"), IndexDetector(backend="opencv")
     assert Path(int8.path).name == MODEL_INT8
     assert Path(floats.path).name == MODEL
-    for net, name in ((int8.reader, READER), (int8.turner, TURNER), (int8.corner, CORNER)):
+    for net, name in ((int8.readers.reader, READER), (int8.readers.turner, TURNER), (int8.readers.corner, CORNER)):
         assert net is not None and Path(net.path).name == int8_name(name)
-    for net, name in ((floats.reader, READER), (floats.turner, TURNER), (floats.corner, CORNER)):
+    for net, name in (
+        (floats.readers.reader, READER),
+        (floats.readers.turner, TURNER),
+        (floats.readers.corner, CORNER),
+    ):
         assert net is not None and Path(net.path).name == name
-    assert int8.crop == floats.crop and int8.corner_crop == floats.corner_crop  # one window per network
+    assert (
+        int8.readers.crop == floats.readers.crop and int8.readers.corner_crop == floats.readers.corner_crop
+    )  # one window per network
 
 
 def test_a_network_without_an_8bit_file_runs_in_floats_everywhere(tmp_path):
@@ -195,6 +192,23 @@ def test_a_model_that_is_no_network_of_the_reader_or_nothing_to_calibrate_on_is_
     with pytest.raises(SystemExit):
         main(["--model", str(tmp_path / "tiny.onnx")])
     assert "--model and --out are for one network" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(
+    not (default_root() / "labels").is_dir(), reason="the shared photo set is not beside the repository"
+)
+@pytest.mark.parametrize("network", ["turner", "reader", "corner"])
+def test_a_reader_is_calibrated_on_the_crops_it_reads_in_its_own_window(network):
+    """Every batch recorded is one the named network was given, in its window, while the scan read
+    the training photos (a few of them here)."""
+    from vision.index_crops import spec_of
+
+    batches = calibration_crops(network, every=90)
+    window = spec_of(model_path({"turner": TURNER, "reader": READER, "corner": CORNER}[network]))
+    assert batches, network
+    for blob in batches:
+        assert blob.dtype == np.float32 and blob.shape[1:] == (3, window.height, window.width)
+        assert blob.min() >= 0.0 and blob.max() <= 1.0
 
 
 def _tiny_reader(path: Path) -> None:

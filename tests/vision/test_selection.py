@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.selection import Figure, main, table
-from vision.indices import default_backend, default_model
+from vision.networks import default_backend, default_model
 from vision.photo_set import default_root
 
 
@@ -60,22 +60,22 @@ def test_the_shipped_models_without_the_corner_reader_are_a_comparison_of_their_
     import argparse
 
     from benchmarks.model_options import add_model_options, given_detector
-    from vision.indices import CORNER, model_path
+    from vision.networks import CORNER, model_path
 
     parser = argparse.ArgumentParser()
     add_model_options(parser)
     assert given_detector(parser, parser.parse_args([])) is None  # nothing given: the shipped models alone
     without = given_detector(parser, parser.parse_args(["--no-corner"]))
-    assert without is not None and without.corner is None and without.reader is not None
+    assert without is not None and without.readers is not None and without.readers.corner is None
     floats = given_detector(parser, parser.parse_args(["--float-readers"]))
     assert floats is not None
-    readers = (floats.turner, floats.reader, floats.corner)
+    readers = (floats.readers.turner, floats.readers.reader, floats.readers.corner)
     assert [Path(net.path).name for net in readers if net is not None] == ["turner.onnx", "reader.onnx", "corner.onnx"]
     unchecked = given_detector(parser, parser.parse_args(["--no-ink"]))
-    assert unchecked is not None and not unchecked.check_ink and unchecked.corner is not None
-    assert not unchecked.fuse_grey_suit
+    assert unchecked is not None and not unchecked.readers.check_ink and unchecked.readers.corner is not None
+    assert not unchecked.readers.fuse_grey_suit
     fused = given_detector(parser, parser.parse_args(["--fuse-grey-suit"]))
-    assert fused is not None and fused.fuse_grey_suit and fused.check_ink
+    assert fused is not None and fused.readers.fuse_grey_suit and fused.readers.check_ink
     with pytest.raises(SystemExit):
         given_detector(parser, parser.parse_args(["--no-corner", "--corner", str(model_path(CORNER))]))
     assert "give one" in capsys.readouterr().err

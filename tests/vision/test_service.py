@@ -12,7 +12,7 @@ from engine.cards import Card
 from simulators.camera import Scene, render
 from simulators.live_scene import SceneCamera, TableScene, WorldClock
 from simulators.scenes import tilted_view
-from vision.indices import IndexRead, Look
+from vision.index_reads import IndexRead, Look
 from vision.mat import MatLayout
 from vision.observe import Observer
 from vision.scan import default_detector

@@ -272,7 +272,7 @@ ONCE_LOST = [
     # nicu-white's 3H in seat 1 (felt table), played as a 3D: settled, its two corners were its
     # look's only sure reads, one measured a quarter short; cut at that height, its crop lost the
     # heart's point and read a sure 3D, which outweighed the other corner's 3H. Of two sure reads
-    # the shorter is now cut at the taller's height (vision.indices.agreed_heights).
+    # the shorter is now cut at the taller's height (vision.index_readers.agreed_heights).
     pytest.param("kde:nicu-white", 10, id="a heart whose crop was cut short of its point"),
     # The project's 2C in seat 3 (pale table), its club unsure at first, was read again only in
     # every other frame: the pale table's blob, larger than any trick and last in the budget's
@@ -308,7 +308,7 @@ def test_the_tricks_benchmark_plays_with_the_model_files_it_is_given_and_names_a
     import subprocess
     import sys
 
-    from vision.indices import model_path
+    from vision.networks import model_path
 
     def tricks(*args: str) -> subprocess.CompletedProcess:
         command = [sys.executable, "-m", "benchmarks.tricks", "--tricks", "1", "--design", "project", "--json"]

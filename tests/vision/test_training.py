@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 
 from engine.cards import card  # noqa: E402
 from vision.index_crops import INDEX_ONLY, WITH_CONTEXT, crops_blob, upright_crop  # noqa: E402
-from vision.indices import RANKS, SUITS, IndexDetector  # noqa: E402
+from vision.index_reads import RANKS, SUITS  # noqa: E402
+from vision.indices import IndexDetector  # noqa: E402
 from vision.training import synth  # noqa: E402
 from vision.training.runs import RunMismatch  # noqa: E402
 from vision.training.train import parser, train  # noqa: E402
@@ -72,12 +73,14 @@ def test_the_index_reader_trains_on_pairs_resumes_and_exports(tmp_path):
     # The exported reader says which window it reads; the detector cuts that window at the table,
     # and the model takes no other.
     detector = IndexDetector(reader=tmp_path / "reader.onnx")
-    assert detector.reader is not None and detector.crop == WITH_CONTEXT
+    assert detector.readers is not None and detector.readers.crop == WITH_CONTEXT
     image, _ = synth.scene(np.random.default_rng(3), synth.FacePool(np.random.default_rng(3), drawn=0))
-    logits = detector.reader.run(crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, detector.crop)]))
+    logits = detector.readers.reader.run(
+        crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, detector.readers.crop)])
+    )
     assert logits.shape == (1, len(RANKS) + 1 + len(SUITS) + 2)  # rank or none, suit, the crop's turn
     with pytest.raises(Exception, match=r"(?i)dimension|shape"):
-        detector.reader.run(crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, INDEX_ONLY)]))
+        detector.readers.reader.run(crops_blob([upright_crop(image, (128.0, 128.0), 24.0, 0.0, INDEX_ONLY)]))
     assert isinstance(detector.detect(image), list)  # the whole way, with that window
 
 
@@ -185,7 +188,7 @@ def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_rea
     ensemble([a, b], tmp_path / "both.onnx")
     rng = np.random.default_rng(4)
     crops = crops_blob([rng.integers(0, 255, (40, 32, 3), dtype=np.uint8) for _ in range(3)])
-    one, two, both = (IndexDetector(reader=path).reader for path in (a, b, tmp_path / "both.onnx"))
+    one, two, both = (IndexDetector(reader=path).readers.reader for path in (a, b, tmp_path / "both.onnx"))
     assert one is not None and two is not None and both is not None
     each = [_probabilities(net.run(crops)) for net in (one, two)]
     together = _probabilities(both.run(crops))
@@ -198,7 +201,9 @@ def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_rea
     # cosine of how far a crop is turned) averaged as they are.
     d, e = tiny("d", "--seed", "3", turn=True), tiny("e", "--seed", "4", turn=True)
     ensemble([d, e], tmp_path / "turners.onnx")
-    runs = [np.asarray(IndexDetector(reader=path).reader.run(crops)) for path in (d, e, tmp_path / "turners.onnx")]
+    runs = [
+        np.asarray(IndexDetector(reader=path).readers.reader.run(crops)) for path in (d, e, tmp_path / "turners.onnx")
+    ]
     assert runs[2].shape == (3, 23)
     assert np.allclose(runs[2][:, 21:], (runs[0][:, 21:] + runs[1][:, 21:]) / 2, atol=1e-5)
     for group in (0, 1):
@@ -282,7 +287,7 @@ def test_a_photo_s_joker_word_is_taught_where_the_detector_finds_it_a_letter_or_
 
 
 def _read_at(centre: tuple[float, float], height: float, heat: float):
-    from vision.indices import IndexRead
+    from vision.index_reads import IndexRead
 
     return IndexRead(centre, height, 0.7 * height, 0.0, None, heat, heat)
 

@@ -21,7 +21,8 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto, compose, helper
 
 from vision.index_crops import CropSpec, CropSpecError, spec_of, write_spec
-from vision.indices import RANKS, READER_OUTPUTS
+from vision.index_readers import READER_OUTPUTS
+from vision.index_reads import RANKS
 
 INPUT, OUTPUT = "crops", "logits"  # a reader's input and output (vision.training.reader.export)
 

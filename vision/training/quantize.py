@@ -4,7 +4,7 @@ Training writes each network in 32-bit floats: the detector (``vision/models/ind
 turner, the reader and the corner reader (``turner.onnx``, ``reader.onnx``, ``corner.onnx``).
 This command writes each again with its weights and activations in 8-bit integers, beside it
 (``indices.int8.onnx``, ``turner.int8.onnx``, ...), which onnxruntime runs 1.7 to 2.9 times as
-fast on one core here, and the table loads by default (:func:`vision.indices.runs_file`).
+fast on one core here, and the table loads by default (:func:`vision.networks.runs_file`).
 ``--network NAME`` makes one (or, repeated, several) alone. Rerun it after every retraining:
 ``tests/vision/test_quantize.py`` fails while an 8-bit file was made from another network than
 the one beside it.
@@ -16,8 +16,8 @@ How (onnxruntime's static quantization):
 - Each activation's range is calibrated (the minimum and maximum it takes) on what the network
   sees in the training half of the real photographs while ``croupier vision scan`` reads every
   ninth photo. The detector: every input its network runs on, each photo at the scales of its
-  pyramid (:func:`vision.indices.pyramid_scales`) and once more at the scale its indices ask
-  for (104 inputs; not the scan's further looks, :data:`vision.indices.LOOKS`, which came after
+  pyramid (:func:`vision.scales.pyramid_scales`) and once more at the scale its indices ask
+  for (104 inputs; not the scan's further looks, :data:`vision.scales.LOOKS`, which came after
   the shipped file). A reader: every crop it reads while the scan, with those looks, reads
   those photos with the table's detector (the 8-bit one) and the readers in floats. No
   randomness: the same photos give the same file.
@@ -44,18 +44,8 @@ import numpy as np
 import onnx
 from onnx import version_converter
 
-from vision.indices import (
-    CORNER,
-    MODEL,
-    READER,
-    TURNER,
-    IndexDetector,
-    ModelError,
-    int8_name,
-    model_path,
-    network_input,
-    with_shipped,
-)
+from vision.indices import IndexDetector, network_input, with_shipped
+from vision.networks import CORNER, MODEL, READER, TURNER, ModelError, int8_name, model_path
 from vision.photo_set import Photo, PhotoSetError, load, split
 from vision.scan import scan
 
@@ -88,8 +78,10 @@ def calibration_crops(network: str, every: int = EVERY) -> list[np.ndarray]:
     batch of crops it reads while ``croupier vision scan`` reads every ``every``-th training
     photo with the table's detector and the shipped readers in floats."""
     detector = with_shipped(float_readers=True, backend="onnxruntime")
-    recording = _RecordingNet(getattr(detector, network))
-    setattr(detector, network, recording)
+    if detector.readers is None:
+        raise QuantizeError("the shipped reader to calibrate is missing (reinstall croupier)")
+    recording = _RecordingNet(getattr(detector.readers, network))
+    setattr(detector.readers, network, recording)
     for photo in _calibration_photos(every):
         scan(photo.image(), detector=detector)
     return recording.seen
@@ -123,7 +115,7 @@ class _Recording(IndexDetector):
 
 class _RecordingNet:
     """A reader's runtime that keeps every batch of crops it reads (the shared runtime itself
-    is left as it is: :func:`vision.indices._net` caches it)."""
+    is left as it is: :func:`vision.networks.network` caches it)."""
 
     def __init__(self, net: Any) -> None:
         if net is None:

@@ -178,13 +178,14 @@ def _shaken(rng: np.random.Generator, pair: np.ndarray, grey_mix: bool = False) 
 
 
 # A synthetic scene's false peaks are looked for at one of these scales too: a pyramid's octave
-# steps (vision.indices.pyramid_scales), where a photo's pips pass for indices.
+# steps (vision.scales.pyramid_scales), where a photo's pips pass for indices.
 OTHER_SCALES = (0.5, 0.71, 1.41, 2.0)
 
 
 # Where the detector's false peaks come from (--hard-negatives): the one the table runs.
 def _table_detector():
-    from vision.indices import IndexDetector, default_model
+    from vision.indices import IndexDetector
+    from vision.networks import default_model
 
     return IndexDetector(default_model("onnxruntime"), backend="onnxruntime", read_upright=False)
 
@@ -197,7 +198,7 @@ def false_peaks(reads: list, indices: list[tuple[tuple[float, float], float]]) -
     index. (The longer side: a joker's index may be a word across the card, whose letters lie
     further from its centre than its height, and are its index all the same.) One place seen at
     several scales is one peak (the surest), not several taught alike."""
-    from vision.indices import suppress
+    from vision.scales import suppress
 
     away = [r for r in reads if all(math.dist(r.centre, centre) > 0.7 * max(h, r.height) for centre, h in indices)]
     once = suppress(away, weights=[r.heat for r in away])
@@ -231,10 +232,10 @@ def _photo_scale(boxes, height: float) -> float:
 
 def photo_false_peaks(photos: list) -> dict[str, list[tuple]]:
     """For each training photo, the table's detector's peaks on no labelled or listed index, at
-    the table's scale (:data:`vision.indices.BEST_HEIGHT`) and at each scale of a photo's pyramid
-    (:func:`vision.indices.pyramid_scales`), where most of them lie: a pip or a court picture's
+    the table's scale (:data:`vision.scales.BEST_HEIGHT`) and at each scale of a photo's pyramid
+    (:func:`vision.scales.pyramid_scales`), where most of them lie: a pip or a court picture's
     glyph looks like an index at a scale the indices are not: (centre, height, up direction)."""
-    from vision.indices import BEST_HEIGHT, pyramid_scales
+    from vision.scales import BEST_HEIGHT, pyramid_scales
 
     detector = _table_detector()
     out: dict[str, list[tuple]] = {}
@@ -279,7 +280,7 @@ def detector_finds(detector_path: Path, photos: list, joker_words: bool = False)
 def _at_photo_scales(detector, image: np.ndarray, boxes) -> list:
     """The detector's reads of a training photo at the scales a photo is read at: its pyramid's,
     and those that bring its labelled indices to the sizes the detector is taught at and reads best."""
-    from vision.indices import BEST_HEIGHT, pyramid_scales
+    from vision.scales import BEST_HEIGHT, pyramid_scales
 
     scales = [_photo_scale(boxes, FIND_AT), _photo_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
     return [r for scale in scales for r in detector.detect(image, scale)]

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from engine.cards import CARDS, Card
-from vision.indices import IN_VIEW
+from vision.index_reads import IN_VIEW
 from vision.ink import without_colour
 from vision.training import backgrounds
 from vision.training.faces import Face, available_designs, design_faces, font_face, fonts

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.indices import RANKS, SUITS  # the class order the table reads the network's output in
+from vision.index_reads import RANKS, SUITS  # the class order the table reads the network's output in
 
 STRIDE = 4
 MAX_INDICES = 96
