@@ -371,3 +371,16 @@ def test_hard_negatives_are_at_most_the_count_asked_drawn_from_the_surest_in_ord
     assert all(r == sorted(r) and max(r) < 12 for r in ranks)  # the surest three times four, in order
     assert len({tuple(r) for r in ranks}) > 5  # not the same few every time
     assert _some_of(rng, peaks[:3], 4) == peaks[:3] and _some_of(rng, peaks, 0) == []
+
+
+def test_a_synthetic_index_s_crop_is_cut_up_to_the_height_asked_for_and_no_taller():
+    from vision.training.reader import SHORTEST, TALLER, _jittered, parser, train
+
+    seven = synth.IndexLabel((150.0, 150.0), 20.0, 15.0, 0.0, card("7C"), "target")
+    rng = np.random.default_rng(5)
+    usual = [_jittered(rng, seven)[1] / 20.0 for _ in range(400)]
+    taller = [_jittered(rng, seven, 1.35)[1] / 20.0 for _ in range(400)]
+    assert min(usual) >= SHORTEST and max(usual) <= TALLER
+    assert min(taller) >= SHORTEST and TALLER < max(taller) <= 1.35
+    with pytest.raises(SystemExit, match=r"--taller 0\.8: a share of the index's height above 0\.85"):
+        train(parser().parse_args(["--taller", "0.8"]))

@@ -78,10 +78,17 @@ class ReaderNet(nn.Module):
         return self.head(self.body(x))
 
 
-def _jittered(rng: np.random.Generator, label: synth.IndexLabel) -> tuple:
+# The tallest a synthetic crop is cut, as a share of its index's height (--taller); the shortest
+# is SHORTEST. A crop cut taller than the reader was taught shows the suit smaller than it learned
+# it, and the table cuts crops up to 1.25 times the view's median height (vision.index_readers).
+TALLER = 1.18
+SHORTEST = 0.85
+
+
+def _jittered(rng: np.random.Generator, label: synth.IndexLabel, taller: float = TALLER) -> tuple:
     """A label's centre, height and angle as a detector would give them, a little off (its
     angle sometimes far off), and how far off that angle is (degrees)."""
-    h = label.height * rng.uniform(0.85, 1.18)
+    h = label.height * rng.uniform(SHORTEST, taller)
     cx = label.centre[0] + rng.normal(0, 0.08) * label.height
     cy = label.centre[1] + rng.normal(0, 0.08) * label.height
     off = rng.normal(0, NEAR) if rng.random() < 0.5 else rng.uniform(-WIDE, WIDE)
@@ -122,15 +129,17 @@ def scene_pairs(
     labels: list[synth.IndexLabel],
     crop: CropSpec = INDEX_ONLY,
     joker_words: bool = False,
+    taller: float = TALLER,
 ) -> list[tuple]:
     """(pair, rank class, suit class, kind, turn) from one scene: every clearly visible index
     upright and upside down (no index) with how far its upright crop is turned, and crops off
     every index (no index either way; turn NaN: unknown). ``joker_words``: a joker's word across
-    the card is taught at its first letter too (:func:`first_letter`)."""
+    the card is taught at its first letter too (:func:`first_letter`). ``taller``: the tallest an
+    index's crop is cut, as a share of its height."""
     out = []
     targets = _taught_places(labels, joker_words)
     for label in targets:
-        centre, h, angle, off = _jittered(rng, label)
+        centre, h, angle, off = _jittered(rng, label, taller)
         pair = _pair(image, centre, h, angle, crop)
         out.append((pair, rank_class(label.card), suit_class(label.card), KNOWN, off))
     heights = [label.height for label in labels] or [25.0]
@@ -316,6 +325,7 @@ class Crops(IterableDataset):
         false: dict[str, list[tuple]] | None = None,
         joker_words: bool = False,
         grey_mix: bool = False,
+        taller: float = TALLER,
     ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
         self.crop = crop
@@ -326,6 +336,7 @@ class Crops(IterableDataset):
         self.false = false or {}
         self.joker_words = joker_words  # a joker's word across the card taught at its first letter too
         self.grey_mix = grey_mix  # grey crops weigh the colours at random (synth.grey_weights)
+        self.taller = taller  # the tallest a synthetic index's crop is cut, as a share of its height
 
     def __iter__(self):
         from engine.cards import Card
@@ -352,7 +363,7 @@ class Crops(IterableDataset):
                 image, labels = synth.scene(rng, pool)
                 if self.grey and rng.random() < self.grey:  # suits by their shape alone
                     image = synth.grey(image, synth.grey_weights(rng) if self.grey_mix else None)
-                pairs = scene_pairs(rng, image, labels, self.crop, self.joker_words)
+                pairs = scene_pairs(rng, image, labels, self.crop, self.joker_words, self.taller)
                 if detector is not None:  # as drawn, and at one of a photo pyramid's other scales
                     scale = float(rng.choice(OTHER_SCALES))
                     reads = detector.detect(image) + detector.detect(image, scale)
@@ -407,6 +418,8 @@ def pair_loss(
 def train(args: argparse.Namespace) -> dict[str, float]:
     if args.hard_negatives < 0:
         raise SystemExit(f"--hard-negatives {args.hard_negatives}: a count of places, 0 or more")
+    if not SHORTEST < args.taller <= 2.0:
+        raise SystemExit(f"--taller {args.taller}: a share of the index's height above {SHORTEST}, at most 2")
     run = Run(args, lambda: ReaderNet(args.width, SPECS[args.crop], not args.no_turn, _stages(args.stages)))
     model = run.model
     step = run.step
@@ -415,7 +428,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
         real = _detector_finds(run.folder, Path(args.detector), args.joker_words)
     false = _false_peaks(run.folder) if args.hard_negatives and args.real_share > 0 else {}
     crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey, args.hard_negatives, false,
-                  args.joker_words, args.grey_mix)  # fmt: skip
+                  args.joker_words, args.grey_mix, args.taller)  # fmt: skip
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
@@ -535,6 +548,12 @@ def parser() -> argparse.ArgumentParser:
         "--joker-words",
         action="store_true",
         help="teach a joker's word across the card at its first letter too, and every detector peak in a photo's joker",
+    )
+    p.add_argument(
+        "--taller",
+        type=float,
+        default=TALLER,
+        help=f"the tallest a synthetic index's crop is cut, as a share of its height (from {SHORTEST})",
     )
     return p
 
