@@ -87,7 +87,10 @@ class IndexReaders:
         usable_corner = read_corner and Path(corner).is_file()
         self.corner = network(str(corner), backend) if usable_corner else None
         self.corner_crop = window_of(Path(corner)) if usable_corner else None
-        self.least = least  # the least heat a read needs to count (IndexDetector's)
+        # The least heat a read needs to count: a peak fainter is neither read nor kept
+        # (IndexDetector.detect_each), and the corner reader and the ink are asked only of reads
+        # that may count.
+        self.least = least
         # The reader's rank and suit multiplied by the detector's own (the default), or the reader's alone.
         self.fuse = fuse
         # A read of a red card whose crop, in a frame with colour, holds no red ink is no index

@@ -93,7 +93,6 @@ class IndexDetector:
         self.path = str(path or default_model(backend))
         self.net = network(self.path, backend)
         self.peak = peak
-        self.least = least  # with a reader: the least heat a peak needs to be read (see detect)
         # The readers (the reader's own file, else the one beside the detector's: reader.onnx, or
         # through onnxruntime reader.int8.onnx when there is one; the turner and the corner
         # reader beside it, unless given): a second, upright look at every index. None: the
@@ -145,7 +144,7 @@ class IndexDetector:
             # below ``least`` can never be an index, not even one corner of a pair, and is
             # neither read nor kept. Most peaks are pips and pictures' glyphs, and reading them
             # was half the reader's work.
-            peaks = [[p for p in ps if p.heat >= self.least] for ps in peaks]
+            peaks = [[p for p in ps if p.heat >= self.readers.least] for ps in peaks]
             typical = [look.index_height * look.scale if look.index_height else None for look in looks]
             reads = self.readers.read(looks, works, peaks, typical)
         # Two peaks of the heat map a cell or two apart are one index seen twice, not two (in a
