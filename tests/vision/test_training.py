@@ -107,6 +107,28 @@ def test_a_reader_grown_by_its_turn_outputs_starts_from_a_reader_without_them(tm
         reader.train(reader.parser().parse_args([*grown, "--run", str(tmp_path / "x"), "--start-from", "nowhere.pt"]))
 
 
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("training", ["detector", "reader"])
+def test_a_sitting_stops_after_its_minutes_saved_and_the_run_goes_on_when_started_again(tmp_path, training):
+    import torch
+
+    from vision.training import reader
+    from vision.training import train as detector
+
+    module = {"detector": detector, "reader": reader}[training]
+    argv = ["--run", str(tmp_path / "run"), "--out", str(tmp_path / "net.onnx"), "--steps", "2", "--batch", "2"]
+    argv += ["--workers", "0", "--width", "4", "--real-share", "0", "--log-every", "1000"]
+    # A sitting of a few nanoseconds is over before its first step, whatever the machine's speed.
+    stopped = module.train(module.parser().parse_args([*argv, "--minutes", "1e-10"]))
+    assert stopped["steps"] == 0
+    assert torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=False)["step"] == 0
+    assert (tmp_path / "net.onnx").is_file()  # saved and exported as at any checkpoint
+    finished = module.train(module.parser().parse_args(argv))  # no --minutes: until its steps are done
+    assert finished["steps"] == 2
+    with pytest.raises(SystemExit, match=r"--minutes -1\.0: "):
+        module.train(module.parser().parse_args([*argv, "--minutes", "-1"]))
+
+
 def test_a_reader_s_stages_may_be_set_and_a_run_keeps_them(tmp_path):
     import torch
 

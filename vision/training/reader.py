@@ -432,7 +432,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
-        if step >= args.steps:
+        if run.over():
             break
         run.learning_rate()
         loss, accuracy = pair_loss(model, x, rank, suit, kind, turn)

@@ -8,6 +8,7 @@ import argparse
 import json
 import logging
 import math
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,13 @@ class Run:
     """A training run's folder: ``checkpoint.pt`` (model, optimiser, step, arguments)."""
 
     def __init__(self, args: argparse.Namespace, build: Callable[[], nn.Module]) -> None:
+        if args.minutes < 0:
+            raise SystemExit(f"--minutes {args.minutes}: how long this sitting may last, 0 (no limit) or more")
         torch.manual_seed(args.seed)  # before the model is built: its first weights are seeded too
         torch.set_num_threads(args.threads)
         model = build()
         self.args, self.model = args, model
+        self.started = time.monotonic()  # this sitting's start, for --minutes
         self.folder = Path(args.run)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.checkpoint = self.folder / "checkpoint.pt"
@@ -40,6 +44,12 @@ class Run:
             log.info("resumed at step %d", self.step)
         elif getattr(args, "start_from", None):
             _start_from(model, Path(args.start_from))
+
+    def over(self) -> bool:
+        """Whether this sitting is done: the run has taken all its ``--steps``, or this sitting
+        has lasted its ``--minutes`` (then the run is saved, and goes on when started again)."""
+        minutes = self.args.minutes
+        return self.step >= self.args.steps or (minutes > 0 and time.monotonic() - self.started > 60 * minutes)
 
     def learning_rate(self) -> None:
         """The cosine schedule over ``--steps``, set for the coming step."""
@@ -131,6 +141,7 @@ def run_parser(
     p.add_argument("--log-every", type=int, default=log_every)
     p.add_argument("--checkpoint-every", type=int, default=500)
     p.add_argument("--start-from", help="a new run's first weights from this checkpoint (another run's)")
+    p.add_argument("--minutes", type=float, default=0, help="stop this sitting after so many minutes (0: never)")
     return p
 
 

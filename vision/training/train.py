@@ -134,7 +134,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     smooth: dict[str, float] = {}
     losses_seen: list[float] = []
     for x, t in data:
-        if step >= args.steps or (args.minutes and time.monotonic() - started > 60 * args.minutes):
+        if run.over():
             break
         run.learning_rate()
         parts = losses(model(x), t)
@@ -166,7 +166,6 @@ def parser() -> argparse.ArgumentParser:
         "python -m vision.training.train", __doc__, run="runs/indices", out="vision/models/indices.onnx",
         steps=8000, batch=16, width=32, threads=2, log_every=50,
     )  # fmt: skip
-    p.add_argument("--minutes", type=float, default=0, help="stop this sitting after so many minutes (0: never)")
     p.add_argument("--real-share", type=float, default=0.3, help="share of samples cut from the training photos")
     p.add_argument("--synthetic-only", action="store_true")
     p.add_argument("--faces", action="append", default=[], help="an enrolled deck's folder to draw faces from too")
