@@ -329,6 +329,27 @@ def test_the_detector_s_false_peaks_are_those_on_no_index_surest_first():
     assert false_peaks(reads, []) == [(r.centre, r.height, r.up_deg) for r in sorted(reads[:4], key=lambda r: -r.heat)]
 
 
+def test_drawn_jokers_are_drawn_as_often_as_asked_and_as_they_come_by_default():
+    def joker_share_of_drawn(pool: synth.FacePool, picks: int = 800) -> float:
+        drawn = [face for face in (pool.pick() for _ in range(picks)) if face.design == "drawn"]
+        return sum(face.card.is_joker for face in drawn) / len(drawn)
+
+    asked = synth.FacePool(np.random.default_rng(2), drawn=20, drawn_jokers=0.5)
+    as_they_come = synth.FacePool(np.random.default_rng(2), drawn=20)
+    # Of 350-odd drawn faces, half jokers give 0.4 or more; as they come, the pool of 20 drawn
+    # faces (renewed a twentieth of the times one is picked) holds a joker or two at most.
+    assert joker_share_of_drawn(asked) > 0.4
+    assert joker_share_of_drawn(as_they_come) < 0.15
+
+
+@pytest.mark.parametrize("value", ["-0.1", "1.5", "often"])
+def test_a_share_of_drawn_jokers_or_photos_out_of_0_to_1_is_refused_by_name(value, capsys):
+    for option in ("--drawn-jokers", "--real-share"):
+        with pytest.raises(SystemExit):
+            parser().parse_args([option, value])
+        assert f"argument {option}: " in capsys.readouterr().err
+
+
 def test_a_negative_count_of_hard_negatives_is_refused_by_name(tmp_path):
     from vision.training import reader
 

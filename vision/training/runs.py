@@ -122,6 +122,17 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, names: tupl
     model.train()
 
 
+def share(text: str) -> float:
+    """An argument that is a share of the samples drawn: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a share from 0 to 1)") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a share from 0 to 1")
+    return value
+
+
 def run_parser(
     prog: str, description: str | None, *, run: str, out: str, steps: int, batch: int, width: int, threads: int,
     log_every: int, batch_help: str = "samples per step",

@@ -25,6 +25,7 @@ VISIBLE = IN_VIEW  # share of an index's area in view for it to be a target (the
 # Of a design's faces drawn, the share that are its jokers (2 in 54 otherwise: too rare to learn
 # their long, lettered indices).
 JOKERS = 0.08
+JOKER_CARDS = tuple(card for card in CARDS if card.is_joker)
 HIDDEN = 0.35  # below this share it is absent; between the two the loss ignores it
 
 
@@ -43,9 +44,17 @@ class FacePool:
     """Faces to draw from: every allowed design, and a pool of drawn ones renewed as it is used."""
 
     def __init__(
-        self, rng: np.random.Generator, drawn: int = 400, extra: dict[str, tuple[Face, ...]] | None = None
+        self,
+        rng: np.random.Generator,
+        drawn: int = 400,
+        extra: dict[str, tuple[Face, ...]] | None = None,
+        drawn_jokers: float = 0.0,
     ) -> None:
         self.rng = rng
+        # Of the drawn faces picked, the share that are a joker drawn anew (0: as they come, 2 in
+        # 54). Half of drawn jokers carry their word across the top, as the photographed deck's
+        # do, which the designs' jokers never do.
+        self.drawn_jokers = drawn_jokers
         self.designs = {d: design_faces(d) for d in available_designs()} | (extra or {})
         if not fonts():
             drawn = 0  # no fonts on this machine: the designs' faces only
@@ -53,6 +62,8 @@ class FacePool:
 
     def pick(self) -> Face:
         if self.drawn and self.rng.random() < 0.45:
+            if self.drawn_jokers and self.rng.random() < self.drawn_jokers:
+                return font_face(self.rng, JOKER_CARDS[int(self.rng.integers(len(JOKER_CARDS)))])
             k = int(self.rng.integers(len(self.drawn)))
             if self.rng.random() < 0.05:  # renew a drawn face now and then
                 self.drawn[k] = font_face(self.rng, CARDS[int(self.rng.integers(len(CARDS)))])

@@ -26,7 +26,7 @@ from vision import photo_set as photos
 from vision.training import synth
 from vision.training.faces import enrolled_faces
 from vision.training.model import IndexNet
-from vision.training.runs import Run, export_onnx, run_main, run_parser
+from vision.training.runs import Run, export_onnx, run_main, run_parser, share
 from vision.training.targets import RANKS, SUITS, Mark, build
 
 log = logging.getLogger("vision.training")
@@ -38,18 +38,25 @@ class Scenes(IterableDataset):
     """An endless stream of (image, targets): synthetic scenes and crops of the training photos."""
 
     def __init__(
-        self, seed: int, start_step: int, real_share: float, synthetic_only: bool = False, faces: tuple[str, ...] = ()
+        self,
+        seed: int,
+        start_step: int,
+        real_share: float,
+        synthetic_only: bool = False,
+        faces: tuple[str, ...] = (),
+        drawn_jokers: float = 0.0,
     ) -> None:
         self.seed, self.start_step, self.real_share = seed, start_step, real_share
         self.synthetic_only = synthetic_only
         self.faces = faces
+        self.drawn_jokers = drawn_jokers  # of the drawn faces, the share that are jokers (synth.FacePool)
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         worker = info.id if info else 0
         rng = np.random.default_rng([self.seed, self.start_step, worker])
         extra = {folder: enrolled_faces(Path(folder)) for folder in self.faces}
-        pool = synth.FacePool(rng, extra=extra)
+        pool = synth.FacePool(rng, extra=extra, drawn_jokers=self.drawn_jokers)
         train: list[photos.Photo] = []
         images: dict[str, np.ndarray] = {}
         if not self.synthetic_only and self.real_share > 0:
@@ -125,7 +132,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     model = run.model
     step = run.step
     data = DataLoader(
-        Scenes(args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces)),
+        Scenes(args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces), args.drawn_jokers),
         batch_size=args.batch,
         num_workers=args.workers,
     )
@@ -166,8 +173,12 @@ def parser() -> argparse.ArgumentParser:
         "python -m vision.training.train", __doc__, run="runs/indices", out="vision/models/indices.onnx",
         steps=8000, batch=16, width=32, threads=2, log_every=50,
     )  # fmt: skip
-    p.add_argument("--real-share", type=float, default=0.3, help="share of samples cut from the training photos")
+    p.add_argument("--real-share", type=share, default=0.3, help="share of samples cut from the training photos")
     p.add_argument("--synthetic-only", action="store_true")
+    p.add_argument(
+        "--drawn-jokers", type=share, default=0.0,
+        help="of the faces drawn in fonts, the share that are jokers (0: 2 in 54, as they come)",
+    )  # fmt: skip
     p.add_argument("--faces", action="append", default=[], help="an enrolled deck's folder to draw faces from too")
     return p
 
