@@ -343,10 +343,13 @@ def test_drawn_jokers_are_drawn_as_often_as_asked_and_as_they_come_by_default():
 
 
 @pytest.mark.parametrize("value", ["-0.1", "1.5", "often"])
-def test_a_share_of_drawn_jokers_or_photos_out_of_0_to_1_is_refused_by_name(value, capsys):
-    for option in ("--drawn-jokers", "--real-share"):
+def test_a_share_of_drawn_jokers_photos_or_grey_scenes_out_of_0_to_1_is_refused_by_name(value, capsys):
+    from vision.training import reader
+
+    for training, option in ((parser, "--drawn-jokers"), (parser, "--real-share"), (reader.parser, "--real-share"),
+                             (reader.parser, "--grey")):  # fmt: skip
         with pytest.raises(SystemExit):
-            parser().parse_args([option, value])
+            training().parse_args([option, value])
         assert f"argument {option}: " in capsys.readouterr().err
 
 

@@ -27,7 +27,7 @@ from torch.utils.data import DataLoader, IterableDataset
 
 from vision.index_crops import INDEX_ONLY, SPECS, CropSpec, upright_crop, write_spec
 from vision.training import synth
-from vision.training.runs import Run, export_onnx, run_main, run_parser
+from vision.training.runs import Run, export_onnx, run_main, run_parser, share
 from vision.training.targets import RANKS, SUITS, rank_class, suit_class
 
 log = logging.getLogger("vision.training")
@@ -527,9 +527,9 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-turn", action="store_true", help="no turn outputs (a reader as shipped before them)")
     p.add_argument("--stages", help="channels of the three stages, e.g. 16,48,96 (default: width, 2x, 4x)")
-    p.add_argument("--real-share", type=float, default=0.3, help="share of samples from the training photos")
+    p.add_argument("--real-share", type=share, default=0.3, help="share of samples from the training photos")
     p.add_argument(
-        "--grey", type=float, default=0.0, help="share of synthetic scenes made grey, besides the generator's 20 %%"
+        "--grey", type=share, default=0.0, help="share of synthetic scenes made grey, besides the generator's 20 %%"
     )
     p.add_argument(
         "--grey-mix",
