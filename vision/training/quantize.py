@@ -54,6 +54,13 @@ EVERY = 9  # every ninth training photo calibrates (30 of 268)
 # The networks, by the name --network takes, and their files in floats; the detector first, as
 # the readers are calibrated on what the table's (8-bit) detector finds.
 NETWORKS = {"detector": MODEL, "turner": TURNER, "reader": READER, "corner": CORNER}
+# The networks whose weights are kept to 7 bits (onnxruntime's reduce_range), so that every CPU
+# computes the same integers: without it, x86 CPUs lacking VNNI instructions saturate the 16-bit
+# sums of pairs of products that CPUs with VNNI (and the Pi's dot-product instructions) keep
+# whole, and a reader's 8-bit file then names other cards from one machine to the next (a grey
+# 6D in tests/vision/test_reader_real.py). The detector's weights keep 8 bits: in 7 it loses
+# that same 6D.
+SEVEN_BIT_WEIGHTS = ("turner", "reader", "corner")
 AVERAGING = ("Slice", "Softmax", "Sum", "Mul", "Log", "Concat")  # an ensemble's mean (vision.training.ensemble)
 
 
@@ -176,11 +183,14 @@ def _network(model: Path) -> tuple[onnx.ModelProto, list[str], list[str]]:
     return loaded, float_ends(loaded), _last_layers(loaded)[1]
 
 
-def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: bool = True) -> None:
+def quantize(
+    model: Path, out: Path, images: list[np.ndarray], ends_in_floats: bool = True, seven_bit_weights: bool = False
+) -> None:
     """The network at ``model`` in 8-bit integers, written to ``out`` (replaced only once whole),
     its activations' ranges calibrated on ``images`` (its inputs: N x 3 x H x W floats); its
     two ends in floats unless ``ends_in_floats`` is false, and an ensemble's mean in floats
-    always (a softmax and a logarithm of probabilities, which integers would flatten)."""
+    always (a softmax and a logarithm of probabilities, which integers would flatten).
+    ``seven_bit_weights``: weights in 7 bits (:data:`SEVEN_BIT_WEIGHTS`)."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -209,6 +219,7 @@ def quantize(model: Path, out: Path, images: list[np.ndarray], ends_in_floats: b
                 Images(),
                 quant_format=QuantFormat.QDQ,
                 per_channel=True,
+                reduce_range=seven_bit_weights,
                 activation_type=QuantType.QUInt8,
                 weight_type=QuantType.QInt8,
                 nodes_to_exclude=(ends if ends_in_floats else []) + mean,
@@ -246,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
                 if network == "detector"
                 else calibration_crops(network, args.every)
             )
-            quantize(model, out, inputs, not args.all_integer)
+            quantize(model, out, inputs, not args.all_integer, network in SEVEN_BIT_WEIGHTS)
         except (QuantizeError, ModelError) as e:
             sys.exit(f"error: {e}")
         print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
