@@ -67,6 +67,16 @@ def test_each_shipped_8bit_network_is_made_from_the_shipped_float_one(name):
         assert np.array_equal(kept[node.input[1]], floats[node.input[1]]), node_name
 
 
+@pytest.mark.parametrize("name", [MODEL, TURNER, READER, CORNER])
+def test_the_shipped_readers_weights_are_kept_to_7_bits_and_the_detector_s_take_8(name):
+    """A reader's weights in 7 bits compute alike on every processor (docs/vision.md, *The 8-bit
+    networks*): a reader quantized again without them fails here."""
+    int8 = onnx.load(str(model_path(int8_name(name))))
+    weights = [numpy_helper.to_array(i) for i in int8.graph.initializer if i.data_type == TensorProto.INT8]
+    widest = max(int(np.abs(w.astype(np.int16)).max()) for w in weights)
+    assert widest > 64 if name == MODEL else widest <= 64
+
+
 def test_the_table_runs_the_8bit_networks_through_onnxruntime_and_the_float_ones_through_opencv():
     int8, floats = IndexDetector(backend="onnxruntime"), IndexDetector(backend="opencv")
     assert Path(int8.path).name == MODEL_INT8
