@@ -22,7 +22,8 @@ How (onnxruntime's static quantization):
   those photos with the table's detector (the 8-bit one) and the readers in floats. No
   randomness: the same photos give the same file.
 - Weights per output channel, activations unsigned, in ``QuantizeLinear`` / ``DequantizeLinear``
-  pairs, which onnxruntime fuses into integer convolutions.
+  pairs, which onnxruntime fuses into integer convolutions. The readers' weights are kept to 7
+  bits (:data:`SEVEN_BIT_WEIGHTS`), so that every processor computes the same integers.
 - Each network's two ends stay in floats: the convolution that reads the pixels, and the layer
   that writes the output (the detector's maps, a reader's logits; in a reader made of several,
   each one's, and their mean). In integers the heat map's logits and the sizes lose the

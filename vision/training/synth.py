@@ -52,8 +52,7 @@ class FacePool:
     ) -> None:
         self.rng = rng
         # Of the drawn faces picked, the share that are a joker drawn anew (0: as they come, 2 in
-        # 54). Half of drawn jokers carry their word across the top, as the photographed deck's
-        # do, which the designs' jokers never do.
+        # 54). Half of drawn jokers carry their word across the top, as the photographed deck's do.
         self.drawn_jokers = drawn_jokers
         self.designs = {d: design_faces(d) for d in available_designs()} | (extra or {})
         if not fonts():
