@@ -196,7 +196,7 @@ def _probabilities(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_read_alike(tmp_path):
     from vision.training import reader
-    from vision.training.ensemble import EnsembleError, ensemble
+    from vision.training.ensemble import EnsembleError, ensemble, member
     from vision.training.ensemble import main as ensemble_main
 
     def tiny(name: str, *extra: str, turn: bool = False):
@@ -218,6 +218,16 @@ def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_rea
         mean = (each[0][group] + each[1][group]) / 2
         assert np.allclose(together[group], mean, atol=1e-5)
         assert not np.allclose(each[0][group], mean, atol=1e-3)
+
+    # A member taken out again reads as it did before it was made one with the other.
+    member(tmp_path / "both.onnx", 1, tmp_path / "second.onnx")
+    again = IndexDetector(reader=tmp_path / "second.onnx").readers.reader
+    assert again is not None
+    assert np.allclose(again.run(crops), two.run(crops), atol=1e-5)
+    with pytest.raises(EnsembleError, match="has 2 members, 0 to 1; there is no member 2"):
+        member(tmp_path / "both.onnx", 2, tmp_path / "no.onnx")
+    with pytest.raises(EnsembleError, match="not readers made one"):
+        member(a, 0, tmp_path / "no.onnx")
 
     # Two turners: their probabilities averaged as a reader's, and their turn outputs (the sine and
     # cosine of how far a crop is turned) averaged as they are.

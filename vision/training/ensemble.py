@@ -9,16 +9,22 @@ command, run from two seeds, made into one this way (docs/vision.md, *The reader
 one ONNX file with the members' input and output, so the table, the benchmarks and ``python -m
 vision.training.quantize`` take it as any reader; every member must read the same window (its
 ``reader.json``) and give the same outputs.
+
+``python -m vision.training.ensemble vision/models/reader.onnx --member 1 --out R.onnx`` takes one
+member out of such a file again, a reader by itself: to set a newly trained reader beside the
+shipped one's first network, say, where the members' own training files are gone.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import onnx
 from google.protobuf.message import DecodeError
-from onnx import TensorProto, compose, helper
+from onnx import TensorProto, compose, helper, shape_inference
+from onnx.utils import Extractor
 
 from vision.index_crops import CropSpec, CropSpecError, spec_of, write_spec
 from vision.index_readers import READER_OUTPUTS
@@ -122,10 +128,33 @@ def ensemble(members: list[Path], out: Path) -> None:
     graph = helper.make_graph(nodes, "reader_ensemble", [first.input[0]], [first.output[0]], initializers)
     merged = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     merged.ir_version = loaded[0][0].ir_version
-    onnx.checker.check_model(merged)
+    _save(merged, out, spec)
+
+
+def member(path: Path, k: int, out: Path) -> None:
+    """The ``k``-th member (from 0) of the readers made one at ``path``, as a reader by itself at
+    ``out`` (and its window beside it)."""
+    model, spec, _ = _member(path)
+    names = {o for node in model.graph.node for o in node.output}
+    count = sum(1 for name in names if re.fullmatch(rf"m\d+/{OUTPUT}", name))
+    if count == 0:
+        raise EnsembleError(f"{path}: not readers made one (no member's logits in it)")
+    if not 0 <= k < count:
+        raise EnsembleError(f"{path} has {count} members, 0 to {count - 1}; there is no member {k}")
+    # The extractor needs every value's shape, which the members' own files did not record.
+    single = Extractor(shape_inference.infer_shapes(model)).extract_model([INPUT], [f"m{k}/{OUTPUT}"])
+    for node in single.graph.node:
+        node.output[:] = [OUTPUT if name == f"m{k}/{OUTPUT}" else name for name in node.output]
+    single.graph.output[0].name = OUTPUT
+    _save(single, out, spec)
+
+
+def _save(model: onnx.ModelProto, out: Path, spec: CropSpec) -> None:
+    """A reader checked and written whole (never half a file at ``out``), its window beside it."""
+    onnx.checker.check_model(model)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
-    onnx.save(merged, str(tmp))
+    onnx.save(model, str(tmp))
     tmp.replace(out)
     write_spec(out, spec)
 
@@ -134,8 +163,15 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m vision.training.ensemble", description=__doc__)
     p.add_argument("members", nargs="+", type=Path, help="the readers (ONNX), each with its window beside it")
     p.add_argument("--out", type=Path, required=True, help="the one reader made of them")
+    p.add_argument("--member", type=int, help="take this member (from 0) out of one ensemble instead")
     args = p.parse_args(argv)
     try:
+        if args.member is not None:
+            if len(args.members) != 1:
+                p.error("--member takes one member out of one ensemble: give one file")
+            member(args.members[0], args.member, args.out)
+            print(f"{args.out}: member {args.member} of {args.members[0]}")
+            return
         ensemble(args.members, args.out)
     except EnsembleError as e:
         p.error(str(e))
