@@ -47,6 +47,18 @@ def int8_name(name: str) -> str:
     return name.removesuffix(".onnx") + ".int8.onnx"
 
 
+def drop_stale_int8(floats: Path) -> Path | None:
+    """Remove the 8-bit file beside a network just written in floats to ``floats``, and say which
+    it was: made from the network the file held before, it would go on being run in its place
+    (:func:`runs_file`), unnoticed. Until ``python -m vision.training.quantize`` writes it again,
+    the new network is run in floats."""
+    stale = floats.with_name(int8_name(floats.name))
+    if not stale.is_file():
+        return None
+    stale.unlink()
+    return stale
+
+
 def default_model(backend: str) -> Path:
     """The shipped detector a runtime runs (:func:`runs_file`)."""
     return runs_file(model_path(MODEL), backend)

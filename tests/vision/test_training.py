@@ -37,8 +37,11 @@ def test_a_tiny_model_learns_resumes_and_exports_a_model_the_table_loads(tmp_pat
     assert first["steps"] == 100
     # Seeded, so the same every run; with the learning rate at 0 the ratio is 1.01.
     assert first["last_loss"] < 0.95 * first["first_loss"], first
+    # An 8-bit file made from the model as it was: the table would run it in place of the new one.
+    (tmp_path / "tiny.int8.onnx").write_bytes(b"made from the model before")
     resumed = train(args(tmp_path, 105))
     assert resumed["steps"] == 105  # went on from the checkpoint: five more steps, not a hundred and five
+    assert not (tmp_path / "tiny.int8.onnx").exists()
     detector = IndexDetector(tmp_path / "tiny.onnx")
     maps = detector.maps(np.zeros((100, 130, 3), np.uint8))
     assert maps.shape == (25, 25, 33)
@@ -218,6 +221,13 @@ def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_rea
         mean = (each[0][group] + each[1][group]) / 2
         assert np.allclose(together[group], mean, atol=1e-5)
         assert not np.allclose(each[0][group], mean, atol=1e-3)
+
+    # Made again in its place, it leaves no 8-bit file made from what was there before: the table
+    # would run that one instead.
+    stale = tmp_path / "both.int8.onnx"
+    stale.write_bytes(b"made from the readers there before")
+    ensemble([a, b], tmp_path / "both.onnx")
+    assert not stale.exists()
 
     # A member taken out again reads as it did before it was made one with the other.
     member(tmp_path / "both.onnx", 1, tmp_path / "second.onnx")

@@ -18,6 +18,7 @@ shipped one's first network, say, where the members' own training files are gone
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 from pathlib import Path
 
@@ -29,6 +30,9 @@ from onnx.utils import Extractor
 from vision.index_crops import CropSpec, CropSpecError, spec_of, write_spec
 from vision.index_readers import READER_OUTPUTS
 from vision.index_reads import RANKS
+from vision.networks import drop_stale_int8
+
+log = logging.getLogger("vision.training")
 
 INPUT, OUTPUT = "crops", "logits"  # a reader's input and output (vision.training.reader.export)
 
@@ -157,6 +161,8 @@ def _save(model: onnx.ModelProto, out: Path, spec: CropSpec) -> None:
     onnx.save(model, str(tmp))
     tmp.replace(out)
     write_spec(out, spec)
+    if stale := drop_stale_int8(out):
+        log.warning("removed %s, made from the reader %s held before (quantize it again)", stale, out)
 
 
 def main(argv: list[str] | None = None) -> None:

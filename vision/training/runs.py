@@ -16,6 +16,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from vision.networks import drop_stale_int8
+
 log = logging.getLogger("vision.training")
 
 
@@ -119,6 +121,8 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, names: tupl
         dynamo=False,
     )
     tmp.replace(path)
+    if stale := drop_stale_int8(path):
+        log.warning("removed %s, made from the network %s held before (quantize it again)", stale, path)
     model.train()
 
 
