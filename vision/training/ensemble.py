@@ -145,7 +145,7 @@ def member(path: Path, k: int, out: Path) -> None:
         raise EnsembleError(f"{path}: not readers made one (no member's logits in it)")
     if not 0 <= k < count:
         raise EnsembleError(f"{path} has {count} members, 0 to {count - 1}; there is no member {k}")
-    # The extractor needs every value's shape, which the members' own files did not record.
+    # The extractor needs every value's shape, which the ensemble's file does not record.
     single = Extractor(shape_inference.infer_shapes(model)).extract_model([INPUT], [f"m{k}/{OUTPUT}"])
     for node in single.graph.node:
         node.output[:] = [OUTPUT if name == f"m{k}/{OUTPUT}" else name for name in node.output]
@@ -159,10 +159,11 @@ def _save(model: onnx.ModelProto, out: Path, spec: CropSpec) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     onnx.save(model, str(tmp))
-    tmp.replace(out)
-    write_spec(out, spec)
+    # The old reader's 8-bit file goes first: at no moment does it lie beside the new reader.
     if stale := drop_stale_int8(out):
         log.warning("removed %s, made from the reader %s held before (quantize it again)", stale, out)
+    tmp.replace(out)
+    write_spec(out, spec)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -120,9 +120,10 @@ def export_onnx(model: nn.Module, example: torch.Tensor, path: Path, names: tupl
         do_constant_folding=True,
         dynamo=False,
     )
-    tmp.replace(path)
+    # The old network's 8-bit file goes first: at no moment does it lie beside the new network.
     if stale := drop_stale_int8(path):
         log.warning("removed %s, made from the network %s held before (quantize it again)", stale, path)
+    tmp.replace(path)
     model.train()
 
 
