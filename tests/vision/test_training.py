@@ -450,3 +450,29 @@ def test_a_synthetic_index_s_crop_is_cut_up_to_the_height_asked_for_and_no_talle
     assert min(taller) >= SHORTEST and TALLER < max(taller) <= 1.35
     with pytest.raises(SystemExit, match=r"--taller 0\.8: a share of the index's height above 0\.85"):
         train(parser().parse_args(["--taller", "0.8"]))
+
+
+def test_a_training_photo_shrunk_for_fewer_pixels_keeps_its_indices_where_they_now_lie():
+    from vision.training.reader import FEWEST_PIXELS, SHRUNK_TO_AT_MOST, fewer_pixels
+
+    # A black square (the "index") 80 px tall on a white photo, centred at (150.5, 240.5).
+    image = np.full((480, 360, 3), 255, np.uint8)
+    image[201:281, 111:191] = 0
+    found = [(card("7C"), (150.5, 240.5), 80.0, 30.0)]
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        small, [(seven, (cx, cy), h, up)] = fewer_pixels(rng, image, found)
+        f = small.shape[0] / image.shape[0]
+        assert seven == card("7C") and up == 30.0
+        assert FEWEST_PIXELS - 0.5 <= h <= SHRUNK_TO_AT_MOST + 0.5 and h == pytest.approx(80 * f, rel=0.02)
+        ink = 255 - small.mean(axis=2)
+        ink[ink < 30] = 0  # a JPEG's ringing on the white
+        rows, columns = np.mgrid[: ink.shape[0], : ink.shape[1]]
+        # Where the square's ink now lies: to a twentieth of a pixel, not the half pixel that
+        # scaling the centre alone (without pixel centres) is off by.
+        assert (cx, cy) == pytest.approx(((ink * columns).sum() / ink.sum(), (ink * rows).sum() / ink.sum()), abs=0.1)
+
+    # Indices already as small as the table sees them are never enlarged, nor is a photo without any.
+    small_index = [(card("7C"), (150.5, 240.5), 11.0, 0.0)]
+    assert fewer_pixels(rng, image, small_index) == (image, small_index)
+    assert fewer_pixels(rng, image, []) == (image, [])

@@ -46,6 +46,10 @@ JOKER_PLACES = 4  # the most places a training photo's joker is taught at (--jok
 # A real photo's joker is taught as a joker, not as which one: the photographed deck's two jokers
 # look alike, and its labels call nearly all of them LJ (the generator's red joker is BJ).
 UNTOLD = -1
+# A training photo shrunk (--real-lowres) makes its indices this many pixels tall at the least, as
+# a camera further off or of fewer pixels sees them (the generator's smallest index is 11 px), and
+# at the most this many, where the reader's crop (32 px an index) starts to be a close-up.
+FEWEST_PIXELS, SHRUNK_TO_AT_MOST = 12.0, 32.0
 
 
 def conv_bn(cin: int, cout: int) -> nn.Sequential:
@@ -169,6 +173,26 @@ def real_pairs(
         suit = UNTOLD if card.is_joker else suit_class(card)
         out.append((_shaken(rng, pair, grey_mix), rank_class(card), suit, EITHER, math.nan))
     return out
+
+
+def fewer_pixels(rng: np.random.Generator, image: np.ndarray, found: list[tuple]) -> tuple[np.ndarray, list[tuple]]:
+    """A training photo as a camera of fewer pixels would take it: shrunk so that its indices are
+    12-32 px tall (never enlarged), and half the time saved as a JPEG, with where its indices now
+    lie. The photographed deck's indices are mostly large close-ups (60-100 px); the table sees
+    indices of 12-30 px, whose glyphs the photos otherwise teach only from the webcam's."""
+    if not found:
+        return image, found
+    h = float(np.median([f[2] for f in found]))
+    most = min(h, SHRUNK_TO_AT_MOST)
+    if most <= FEWEST_PIXELS:
+        return image, found
+    f = math.exp(rng.uniform(math.log(FEWEST_PIXELS), math.log(most))) / h
+    small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.5:
+        quality = int(rng.integers(30, 91))
+        small = cv2.imdecode(cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+    shrunk = [(card, ((cx + 0.5) * f - 0.5, (cy + 0.5) * f - 0.5), hh * f, up) for card, (cx, cy), hh, up in found]
+    return small, shrunk
 
 
 def _shaken(rng: np.random.Generator, pair: np.ndarray, grey_mix: bool = False) -> np.ndarray:
@@ -326,6 +350,7 @@ class Crops(IterableDataset):
         joker_words: bool = False,
         grey_mix: bool = False,
         taller: float = TALLER,
+        real_lowres: float = 0.0,
     ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
         self.crop = crop
@@ -337,6 +362,7 @@ class Crops(IterableDataset):
         self.joker_words = joker_words  # a joker's word across the card taught at its first letter too
         self.grey_mix = grey_mix  # grey crops weigh the colours at random (synth.grey_weights)
         self.taller = taller  # the tallest a synthetic index's crop is cut, as a share of its height
+        self.real_lowres = real_lowres  # the share of photo samples shrunk first (fewer_pixels)
 
     def __iter__(self):
         from engine.cards import Card
@@ -355,7 +381,10 @@ class Crops(IterableDataset):
                 if name not in images:
                     images[name] = photos[name].image()
                 found = [(Card.from_str(c), centre, h, up) for c, centre, h, up in self.real[name]]
-                pairs = real_pairs(rng, images[name], found, self.crop, self.grey_mix)
+                image = images[name]
+                if self.real_lowres and rng.random() < self.real_lowres:
+                    image, found = fewer_pixels(rng, image, found)
+                pairs = real_pairs(rng, image, found, self.crop, self.grey_mix)
                 false = _some_of(rng, self.false.get(name, []), self.hard)
                 negatives = negative_pairs(rng, images[name], false, self.crop)
                 pairs += [(_shaken(rng, p, self.grey_mix), *rest) for p, *rest in negatives]
@@ -428,7 +457,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
         real = _detector_finds(run.folder, Path(args.detector), args.joker_words)
     false = _false_peaks(run.folder) if args.hard_negatives and args.real_share > 0 else {}
     crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey, args.hard_negatives, false,
-                  args.joker_words, args.grey_mix, args.taller)  # fmt: skip
+                  args.joker_words, args.grey_mix, args.taller, args.real_lowres)  # fmt: skip
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
@@ -554,6 +583,13 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=TALLER,
         help=f"the tallest a synthetic index's crop is cut, as a share of its height (from {SHORTEST})",
+    )
+    p.add_argument(
+        "--real-lowres",
+        type=share,
+        default=0.0,
+        metavar="SHARE",
+        help="share of photo samples shrunk first, their indices 12-32 px tall, half of them saved as JPEG",
     )
     return p
 
