@@ -456,8 +456,20 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     if args.real_share > 0:
         real = _detector_finds(run.folder, Path(args.detector), args.joker_words)
     false = _false_peaks(run.folder) if args.hard_negatives and args.real_share > 0 else {}
-    crops = Crops(args.seed, step, real, args.real_share, SPECS[args.crop], args.grey, args.hard_negatives, false,
-                  args.joker_words, args.grey_mix, args.taller, args.real_lowres)  # fmt: skip
+    crops = Crops(
+        args.seed,
+        step,
+        real,
+        args.real_share,
+        crop=SPECS[args.crop],
+        grey=args.grey,
+        hard=args.hard_negatives,
+        false=false,
+        joker_words=args.joker_words,
+        grey_mix=args.grey_mix,
+        taller=args.taller,
+        real_lowres=args.real_lowres,
+    )
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
     for x, rank, suit, kind, turn in data:
