@@ -33,7 +33,7 @@ from vision.cards import PRESENT, Recognition, Thresholds, join
 from vision.index_reads import PEAK, IndexRead
 from vision.indices import with_shipped
 from vision.ink import has_colour, without_colour
-from vision.photo_set import Photo, load, split
+from vision.photo_set import HALVES, Photo, photos_of
 from vision.scan import photo_reads, scan
 
 
@@ -148,7 +148,7 @@ def evaluate(
 ) -> dict[str, PhotoScore]:
     """Scores per group of photos (by default their source: "phone", "webcam") and over all
     ("all", last), for ``read`` (image -> cards)."""
-    photos = half_of(half)
+    photos = photos_of(half)
     scores: dict[str, PhotoScore] = {}
     for photo in photos[:limit]:
         image = photo.image()
@@ -159,12 +159,6 @@ def evaluate(
             score_photo(scores.setdefault(key, PhotoScore()), photo, found)
             scores[key].times_ms.append(ms)
     return {key: scores[key] for key in sorted(scores, key=lambda k: (k == "all", k))}
-
-
-def half_of(half: str) -> list[Photo]:
-    """The photos of one half of the set: "train" or "validation"."""
-    train, validation = split(load())
-    return train if half == "train" else validation
 
 
 def colour_of(_photo: Photo, image: np.ndarray) -> str:
@@ -183,7 +177,7 @@ def tune(
     of the probability that names a card however faint (1.01: never), the last with each heat
     from which such a card (not a joker) is named (0.5: only where its index is surely there)."""
     detector = with_shipped(model, reader=reader, least=PEAK)  # the least heat tried below: the reader reads those too
-    reads = [(p, photo_reads(detector, p.image())) for p in half_of(half)]
+    reads = [(p, photo_reads(detector, p.image())) for p in photos_of(half)]
     grid = [
         Thresholds(accept, lead, present, lone)
         for accept, lead, present, lone in itertools.product(
@@ -257,7 +251,7 @@ def why_missed(half: str = "validation", reader: Path | None = None, model: Path
     """:func:`lost_where` over a half's photos, every peak read (as in :func:`tune`)."""
     detector = with_shipped(model, reader=reader, least=PEAK)
     lost: dict[str, list[str]] = {}
-    for photo in half_of(half):
+    for photo in photos_of(half):
         for how, example in lost_where(photo, photo_reads(detector, photo.image())):
             lost.setdefault(how, []).append(example)
     return lost
@@ -281,7 +275,7 @@ def list_unboxed(half: str = "train", reader: Path | None = None, model: Path | 
     """:func:`unboxed_reads` over a half's photos, a line each."""
     detector = with_shipped(model, reader=reader)
     lines = []
-    for photo in half_of(half):
+    for photo in photos_of(half):
         for r in unboxed_reads(photo, photo_reads(detector, photo.image())):
             lines.append(f"{photo.name}: {r.card} (heat {r.heat:.2f}) at ({r.centre[0]:.0f}, {r.centre[1]:.0f})")
     return lines
@@ -289,7 +283,7 @@ def list_unboxed(half: str = "train", reader: Path | None = None, model: Path | 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m benchmarks.real_photos", description=tune.__doc__)
-    parser.add_argument("half", nargs="?", default="train", choices=("train", "validation"))
+    parser.add_argument("half", nargs="?", default="train", choices=HALVES)
     parser.add_argument("--reader", type=Path, help="another reader (ONNX) than the shipped one")
     parser.add_argument("--model", type=Path, help="another detector (ONNX) than the shipped one")
     parser.add_argument("--by-colour", action="store_true", help="no sweep: the grey and the colour photos' scores")

@@ -31,6 +31,7 @@ from vision.index_crops import INDEX_ONLY, upright_crop
 from vision.index_reads import FAINT, IndexRead
 from vision.indices import IndexDetector, with_shipped
 from vision.ink import COLOURED, NO_RED, colour_spread, red_ink_share
+from vision.photo_set import photos_of
 from vision.scan import photo_reads
 
 DESIGNS = ("project", "kde:standard", "kde:nicu-white", "aisleriot:anglo")
@@ -47,7 +48,7 @@ def _crop(image: np.ndarray, read: IndexRead) -> np.ndarray:
 
 def photo_reads_by_card(detector: IndexDetector) -> Iterator[tuple[Card, IndexRead, np.ndarray]]:
     """(labelled card, read, crop) for the training half's colour photos."""
-    for photo in real_photos.half_of("train"):
+    for photo in photos_of("train"):
         image = photo.image()
         if real_photos.colour_of(photo, image) == "grey":
             continue
@@ -110,7 +111,7 @@ def report(name: str, found: dict[str, list[float]]) -> str:
 def colour_spreads() -> str:
     """The training photos' colour spreads (:func:`vision.ink.colour_spread`), grey and colour:
     how far :data:`vision.ink.COLOURED` lies from each."""
-    spreads = [colour_spread(photo.image()) for photo in real_photos.half_of("train")]
+    spreads = [colour_spread(photo.image()) for photo in photos_of("train")]
     grey = [s for s in spreads if s < COLOURED]
     colour = [s for s in spreads if s >= COLOURED]
     return (

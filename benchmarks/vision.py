@@ -34,6 +34,7 @@ from vision.indices import IndexDetector
 from vision.ink import without_colour
 from vision.mat import MatLayout
 from vision.observe import Observer
+from vision.photo_set import HALF_NAMES
 from vision.scan import scan
 
 SIZES = ((1280, 720), (1920, 1080))
@@ -110,13 +111,13 @@ class AccuracyFigure:
 def real_figures(
     limit: int | None = None, detector: IndexDetector | None = None, half: str = "validation"
 ) -> list[AccuracyFigure]:
-    """A half of the real photographs (the validation half: the figures; the training half: to
-    choose between models without looking at the validation half), per source and over all
-    (``detector``: another model than the shipped one)."""
+    """A half of the real photographs (the validation half: the figures; the training half, or its
+    held-out part: to choose between models without looking at the validation half), per source
+    and over all (``detector``: another model than the shipped one)."""
     from benchmarks.real_photos import evaluate
 
     scores = evaluate(lambda image: scan(image, detector=detector), half, limit)
-    label = "real" if half == "validation" else "real, training half"
+    label = "real" if half == "validation" else f"real, {HALF_NAMES[half]}"
     return [
         AccuracyFigure(
             f"{label}: {source}",

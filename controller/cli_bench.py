@@ -77,7 +77,8 @@ def bench_vision(
     half: Annotated[
         str,
         typer.Option(
-            help="The real photographs' half: validation (the figures) or train (to choose between models on)."
+            help="The real photographs' half: validation (the figures), train (to choose between models on) or "
+            "held-out (the part of the training half a training given --hold-out is not taught)."
         ),
     ] = "validation",
     rendered: Annotated[bool, typer.Option(help="Score rendered scenes (--no-rendered: skip).")] = True,
@@ -104,12 +105,12 @@ def bench_vision(
     from benchmarks.vision import real_figures, rendered_figures, speed_figures
     from vision.indices import with_shipped
     from vision.networks import ModelError
-    from vision.photo_set import PhotoSetError
+    from vision.photo_set import HALF_NAMES, HALVES, PhotoSetError
 
     if size not in ("1280x720", "1920x1080"):
         fail(f"unknown size {size!r} (use 1280x720 or 1920x1080)")
-    if half not in ("validation", "train"):
-        fail(f"unknown half {half!r} of the real photographs (use validation or train)")
+    if half not in HALVES:
+        fail(f"unknown half {half!r} of the real photographs (use {', '.join(HALVES)})")
     detector = None
     if model is not None or reader is not None or not corner or float_readers or not ink:
         for path in (model, reader):
@@ -125,7 +126,7 @@ def bench_vision(
     timings: list[SpeedFigure] = []
     status = (lambda text: console.status(text, spinner="dots")) if not as_json else (lambda text: nullcontext())
     if real:
-        with status(f"reading the real photographs' {'training' if half == 'train' else 'validation'} half..."):
+        with status(f"reading the real photographs' {HALF_NAMES[half]}..."):
             try:
                 figures += real_figures(detector=detector, half=half)
             except PhotoSetError as exc:

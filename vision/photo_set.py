@@ -7,6 +7,10 @@ the training and the validation half in turn. Photos taken seconds apart often s
 cards, so whole runs, not single photos, change sides: few near-copies straddle the halves.
 Figures are reported only on the validation half.
 
+Models are chosen on the training half, which they were taught: that cannot show how a recipe
+reads photos it was not taught. For that, :func:`held_out` splits the training half again by the
+same runs, and a training given ``--hold-out`` is taught only the rest (:func:`training_photos`).
+
 A few of the set's labels name a card other than the one printed in the photo; :data:`CORRECTIONS`
 puts them right as the set is loaded, for training and scoring alike. Some plainly printed
 indices have no label at all (:data:`LEFT_OUT`): training teaches them as indices (in a box of
@@ -29,6 +33,10 @@ import numpy as np
 from engine.cards import Card
 
 RUN = 8
+HELD_OUT = 3  # of the training half's runs of each source, every third is held out (held_out)
+# The parts of the set a benchmark reads (photos_of), and what each is called.
+HALF_NAMES = {"validation": "validation half", "train": "training half", "held-out": "training half's held-out part"}
+HALVES = tuple(HALF_NAMES)
 DATASET_ENV = "CROUPIER_REAL_PHOTOS"
 
 
@@ -252,6 +260,37 @@ def split(photos: list[Photo]) -> tuple[list[Photo], list[Photo]]:
         for k, photo in enumerate(ordered):
             (train if (k // RUN) % 2 == 0 else validation).append(photo)
     return train, validation
+
+
+def held_out(train: list[Photo]) -> tuple[list[Photo], list[Photo]]:
+    """The training half split again as :func:`split` splits the set: (taught, held out), each
+    source's photos in the order they were taken, in runs of :data:`RUN`, every
+    :data:`HELD_OUT`-th run held out. A training given ``--hold-out`` never sees the held-out
+    photos, so recipes meant for photos a reader was not taught can be compared on them while the
+    validation half stays unlooked at; the detector that finds the photos' indices for the reader
+    was taught the whole training half, so it is the same for every recipe compared."""
+    taught, held = [], []
+    for source in ("phone", "webcam"):
+        ordered = sorted((p for p in train if p.source == source), key=lambda p: (_taken(p.name), p.name))
+        for k, photo in enumerate(ordered):
+            (held if (k // RUN) % HELD_OUT == HELD_OUT - 1 else taught).append(photo)
+    return taught, held
+
+
+def training_photos(hold_out: bool = False) -> list[Photo]:
+    """The photos a training is taught: the training half, or with ``hold_out`` its part that
+    :func:`held_out` does not hold out. Raises :class:`PhotoSetError` when the set is missing."""
+    train, _validation = split(load())
+    return held_out(train)[0] if hold_out else train
+
+
+def photos_of(half: str) -> list[Photo]:
+    """The photos of one of :data:`HALVES`: the validation half (the figures), the training half
+    (to choose between models on) or the training half's held-out part (:func:`held_out`)."""
+    if half not in HALF_NAMES:
+        raise PhotoSetError(f"unknown half {half!r} of the real photographs (use {', '.join(HALVES)})")
+    train, validation = split(load())
+    return {"validation": validation, "train": train}.get(half) or held_out(train)[1]
 
 
 def training_crop(

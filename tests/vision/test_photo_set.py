@@ -11,14 +11,18 @@ import pytest
 from engine.cards import card
 from vision.photo_set import (
     CORRECTIONS,
+    DATASET_ENV,
     LEFT_OUT,
     Correction,
     LeftOut,
     PhotoSetError,
     default_root,
+    held_out,
     load,
+    photos_of,
     split,
     training_crop,
+    training_photos,
 )
 
 
@@ -89,6 +93,27 @@ def test_the_split_keeps_runs_of_consecutive_photos_together(tmp_path):
     train, validation = split(load(write_set(tmp_path, names), corrections=()))
     assert [p.name[-4:-2] for p in train] == [f"{m:02d}" for m in (*range(8), *range(16, 20))]
     assert [p.name[-4:-2] for p in validation] == [f"{m:02d}" for m in range(8, 16)]
+
+
+def test_the_training_half_holds_out_every_third_run_of_each_source(tmp_path, monkeypatch):
+    # 48 phone photos: runs 0, 2 and 4 of eight make the training half, and of those the third is held out.
+    names = {f"IMG_2022092119{m:02d}00": [("2C", [0, 0, 1, 1])] for m in range(48)}
+    names |= {f"WIN_20240627_12_{m:02d}_00_Pro": [("3D", [0, 0, 1, 1])] for m in range(48)}
+    root = write_set(tmp_path, names)
+    train, _ = split(load(root, corrections=()))
+    taught, held = held_out(train)
+    minutes = [int(p.name[-4:-2]) for p in held if p.source == "phone"]
+    assert minutes == list(range(32, 40))
+    assert sorted(int(p.name.split("_")[3]) for p in held if p.source == "webcam") == list(range(32, 40))
+    assert {p.name for p in taught} | {p.name for p in held} == {p.name for p in train}
+    assert not {p.name for p in taught} & {p.name for p in held}
+    # What a training given --hold-out is taught, and what --half held-out reads.
+    monkeypatch.setenv(DATASET_ENV, str(root))
+    assert {p.name for p in training_photos(hold_out=True)} == {p.name for p in taught}
+    assert {p.name for p in training_photos()} == {p.name for p in train}
+    assert [p.name for p in photos_of("held-out")] == [p.name for p in held]
+    with pytest.raises(PhotoSetError, match=r"unknown half 'test' of the real photographs .*held-out"):
+        photos_of("test")
 
 
 @pytest.mark.skipif(

@@ -110,17 +110,23 @@ def test_a_reader_grown_by_its_turn_outputs_starts_from_a_reader_without_them(tm
         reader.train(reader.parser().parse_args([*grown, "--run", str(tmp_path / "x"), "--start-from", "nowhere.pt"]))
 
 
-@pytest.mark.timeout(1800)
-@pytest.mark.parametrize("training", ["detector", "reader"])
-def test_a_sitting_stops_after_its_minutes_saved_and_the_run_goes_on_when_started_again(tmp_path, training):
-    import torch
-
+def _tiny_run(tmp_path, training: str):
+    """The training module named and its arguments for a two-step run of a tiny model on synthetic data."""
     from vision.training import reader
     from vision.training import train as detector
 
     module = {"detector": detector, "reader": reader}[training]
     argv = ["--run", str(tmp_path / "run"), "--out", str(tmp_path / "net.onnx"), "--steps", "2", "--batch", "2"]
     argv += ["--workers", "0", "--width", "4", "--real-share", "0", "--log-every", "1000"]
+    return module, argv
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("training", ["detector", "reader"])
+def test_a_sitting_stops_after_its_minutes_saved_and_the_run_goes_on_when_started_again(tmp_path, training):
+    import torch
+
+    module, argv = _tiny_run(tmp_path, training)
     # A sitting of a few nanoseconds is over before its first step, whatever the machine's speed.
     stopped = module.train(module.parser().parse_args([*argv, "--minutes", "1e-10"]))
     assert stopped["steps"] == 0
@@ -476,3 +482,47 @@ def test_a_training_photo_shrunk_for_fewer_pixels_keeps_its_indices_where_they_n
     small_index = [(card("7C"), (150.5, 240.5), 11.0, 0.0)]
     assert fewer_pixels(rng, image, small_index) == (image, small_index)
     assert fewer_pixels(rng, image, []) == (image, [])
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("training", ["detector", "reader"])
+def test_a_run_taught_without_the_held_out_photos_is_not_resumed_with_them(tmp_path, training):
+    module, argv = _tiny_run(tmp_path, training)
+    module.train(module.parser().parse_args([*argv, "--hold-out", "--minutes", "1e-10"]))
+    with pytest.raises(RunMismatch, match="--hold-out True, not False"):
+        module.train(module.parser().parse_args(argv))
+    assert module.train(module.parser().parse_args([*argv, "--hold-out"]))["steps"] == 2
+
+
+def test_the_detector_s_photos_with_hold_out_are_those_not_held_out(monkeypatch):
+    from vision import photo_set
+    from vision.training import train as detector
+
+    asked = []
+    monkeypatch.setattr(photo_set, "training_photos", lambda hold_out=False: asked.append(hold_out) or [])
+    for hold_out in (True, False):
+        next(iter(detector.Scenes(seed=1, start_step=0, real_share=1.0, hold_out=hold_out)))
+    assert asked == [True, False]
+
+
+def test_the_reader_s_photos_with_hold_out_are_those_not_held_out_and_kept_apart(tmp_path, monkeypatch):
+    import json
+
+    from vision import photo_set
+    from vision.training import reader
+
+    labels = tmp_path / "set" / "labels"
+    labels.mkdir(parents=True)
+    for m in range(48):
+        data = {"image": f"images/IMG_{m}.jpg", "indices": [{"card": "2C", "box": [0, 0, 1, 1]}]}
+        (labels / f"IMG_2022092119{m:02d}00.json").write_text(json.dumps(data))
+    monkeypatch.setenv(photo_set.DATASET_ENV, str(tmp_path / "set"))
+    (tmp_path / "run").mkdir()
+    given = []
+    monkeypatch.setattr(reader, "detector_finds", lambda _d, photos, _j=False: given.append(photos) or {})
+    reader._detector_finds(tmp_path / "run", tmp_path / "det.onnx", hold_out=True)
+    reader._detector_finds(tmp_path / "run", tmp_path / "det.onnx")
+    held = {p.name for p in photo_set.photos_of("held-out")}
+    assert held and [bool(held & {p.name for p in photos}) for photos in given] == [False, True]
+    # Each kept under a name of its own: a run folder's finds of the whole half are not taken for the taught part's.
+    assert sorted(f.name for f in (tmp_path / "run").iterdir()) == ["real_indices.json", "real_indices_taught.json"]

@@ -455,8 +455,8 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     step = run.step
     real: dict[str, list[tuple]] = {}
     if args.real_share > 0:
-        real = _detector_finds(run.folder, Path(args.detector), args.joker_words)
-    false = _false_peaks(run.folder) if args.hard_negatives and args.real_share > 0 else {}
+        real = _detector_finds(run.folder, Path(args.detector), args.joker_words, args.hold_out)
+    false = _false_peaks(run.folder, args.hold_out) if args.hard_negatives and args.real_share > 0 else {}
     crops = Crops(
         args.seed,
         step,
@@ -513,17 +513,19 @@ def _stages(text: str | None) -> tuple[int, int, int] | None:
     return a, b, c
 
 
-def _per_training_photo(run: Path, name: str, work_out, what: str, without: str) -> dict[str, list[tuple]]:
-    """``work_out(training half)`` (a list per photo), worked out once per run: the run folder
-    keeps it as ``name``. ``what`` names a photo's items in the log; ``without`` is logged when
-    there are no photos."""
+def _per_training_photo(
+    run: Path, name: str, work_out, what: str, without: str, hold_out: bool = False
+) -> dict[str, list[tuple]]:
+    """``work_out(training photos)`` (a list per photo), worked out once per run: the run folder
+    keeps it as ``name`` (with ``hold_out``, of the photos not held out, under a name of its own).
+    ``what`` names a photo's items in the log; ``without`` is logged when there are no photos."""
     from vision import photo_set
 
-    cache = run / name
+    cache = run / (name.replace(".json", "_taught.json") if hold_out else name)
     if cache.is_file():
         return {k: [tuple(v) for v in vs] for k, vs in json.loads(cache.read_text()).items()}
     try:
-        train_half, _ = photo_set.split(photo_set.load())
+        train_half = photo_set.training_photos(hold_out)
     except photo_set.PhotoSetError as e:
         log.warning("%s: %s", without, e)
         return {}
@@ -533,19 +535,22 @@ def _per_training_photo(run: Path, name: str, work_out, what: str, without: str)
     return found
 
 
-def _detector_finds(run: Path, detector: Path, joker_words: bool = False) -> dict[str, list[tuple]]:
+def _detector_finds(
+    run: Path, detector: Path, joker_words: bool = False, hold_out: bool = False
+) -> dict[str, list[tuple]]:
     return _per_training_photo(
         run,
         "real_indices.json",
         lambda photos: detector_finds(detector, photos, joker_words),
         "indices found by the detector",
         "the reader learns from synthetic crops only",
+        hold_out,
     )
 
 
-def _false_peaks(run: Path) -> dict[str, list[tuple]]:
+def _false_peaks(run: Path, hold_out: bool = False) -> dict[str, list[tuple]]:
     return _per_training_photo(
-        run, "real_false_peaks.json", photo_false_peaks, "false peaks", "no false peaks from the photos"
+        run, "real_false_peaks.json", photo_false_peaks, "false peaks", "no false peaks from the photos", hold_out
     )
 
 

@@ -75,10 +75,12 @@ class RunMismatch(SystemExit):
 
 
 def _same_model(asked: dict, saved: dict, checkpoint: Path) -> None:
-    for key in ("width", "stages", "crop", "no_turn"):
+    # hold_out is no part of the model, but a run resumed without it would be taught the photos
+    # it was meant never to see.
+    for key in ("width", "stages", "crop", "no_turn", "hold_out"):
         if key in saved and asked.get(key) != saved[key]:
             raise RunMismatch(
-                f"{checkpoint} holds a model with --{key} {saved[key]}, not {asked.get(key)}: "
+                f"{checkpoint} holds a model with --{key.replace('_', '-')} {saved[key]}, not {asked.get(key)}: "
                 "give the same value to resume it, or another --run folder"
             )
 
@@ -158,6 +160,12 @@ def run_parser(
     p.add_argument("--checkpoint-every", type=int, default=500)
     p.add_argument("--start-from", help="a new run's first weights from this checkpoint (another run's)")
     p.add_argument("--minutes", type=float, default=0, help="stop this sitting after so many minutes (0: never)")
+    p.add_argument(
+        "--hold-out",
+        action="store_true",
+        help="teach the training photos but every third run of them (vision.photo_set.held_out): to compare "
+        "recipes on photos none of them was taught (--half held-out)",
+    )
     return p
 
 

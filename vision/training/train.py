@@ -45,8 +45,10 @@ class Scenes(IterableDataset):
         synthetic_only: bool = False,
         faces: tuple[str, ...] = (),
         drawn_jokers: float = 0.0,
+        hold_out: bool = False,
     ) -> None:
         self.seed, self.start_step, self.real_share = seed, start_step, real_share
+        self.hold_out = hold_out  # the training photos but those held out (vision.photo_set.held_out)
         self.synthetic_only = synthetic_only
         self.faces = faces
         self.drawn_jokers = drawn_jokers  # of the drawn faces, the share that are jokers (synth.FacePool)
@@ -61,7 +63,7 @@ class Scenes(IterableDataset):
         images: dict[str, np.ndarray] = {}
         if not self.synthetic_only and self.real_share > 0:
             try:
-                train, _ = photos.split(photos.load())
+                train = photos.training_photos(self.hold_out)
             except photos.PhotoSetError as e:
                 log.warning("training on synthetic scenes only: %s", e)
         while True:
@@ -132,7 +134,9 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     model = run.model
     step = run.step
     data = DataLoader(
-        Scenes(args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces), args.drawn_jokers),
+        Scenes(
+            args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces), args.drawn_jokers, args.hold_out
+        ),
         batch_size=args.batch,
         num_workers=args.workers,
     )
