@@ -256,10 +256,14 @@ def split(photos: list[Photo]) -> tuple[list[Photo], list[Photo]]:
     """(training half, validation half), by runs of consecutive photos of each source."""
     train, validation = [], []
     for source in ("phone", "webcam"):
-        ordered = sorted((p for p in photos if p.source == source), key=lambda p: (_taken(p.name), p.name))
-        for k, photo in enumerate(ordered):
+        for k, photo in enumerate(_in_order_taken(photos, source)):
             (train if (k // RUN) % 2 == 0 else validation).append(photo)
     return train, validation
+
+
+def _in_order_taken(photos: list[Photo], source: str) -> list[Photo]:
+    """``photos`` of one source, in the order they were taken."""
+    return sorted((p for p in photos if p.source == source), key=lambda p: (_taken(p.name), p.name))
 
 
 def held_out(train: list[Photo]) -> tuple[list[Photo], list[Photo]]:
@@ -271,8 +275,7 @@ def held_out(train: list[Photo]) -> tuple[list[Photo], list[Photo]]:
     was taught the whole training half, so it is the same for every recipe compared."""
     taught, held = [], []
     for source in ("phone", "webcam"):
-        ordered = sorted((p for p in train if p.source == source), key=lambda p: (_taken(p.name), p.name))
-        for k, photo in enumerate(ordered):
+        for k, photo in enumerate(_in_order_taken(train, source)):
             (held if (k // RUN) % HELD_OUT == HELD_OUT - 1 else taught).append(photo)
     return taught, held
 
@@ -290,7 +293,9 @@ def photos_of(half: str) -> list[Photo]:
     if half not in HALF_NAMES:
         raise PhotoSetError(f"unknown half {half!r} of the real photographs (use {', '.join(HALVES)})")
     train, validation = split(load())
-    return {"validation": validation, "train": train}.get(half) or held_out(train)[1]
+    if half == "held-out":
+        return held_out(train)[1]
+    return train if half == "train" else validation
 
 
 def training_crop(

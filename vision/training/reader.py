@@ -525,11 +525,11 @@ def _per_training_photo(
     if cache.is_file():
         return {k: [tuple(v) for v in vs] for k, vs in json.loads(cache.read_text()).items()}
     try:
-        train_half = photo_set.training_photos(hold_out)
+        photos = photo_set.training_photos(hold_out)
     except photo_set.PhotoSetError as e:
         log.warning("%s: %s", without, e)
         return {}
-    found = work_out(train_half)
+    found = work_out(photos)
     cache.write_text(json.dumps(found))
     log.info("%d %s in %d training photos", sum(map(len, found.values())), what, len(found))
     return found
