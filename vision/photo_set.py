@@ -298,15 +298,26 @@ def photos_of(half: str) -> list[Photo]:
     return train if half == "train" else validation
 
 
+def index_height(card: Card, box: tuple[float, float, float, float], joker_word: bool = False) -> float:
+    """An index's height from its upright box: the longer side (an index is taller than wide,
+    and a box around a turned one grows both ways). With ``joker_word``, a joker's is the shorter
+    side: the photographed deck's joker index is the word Joker across the card's top, two to three
+    times as wide as it is tall, and its letters stand as tall as another card's index."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    return min(w, h) if joker_word and card.is_joker else max(w, h)
+
+
 def training_crop(
-    rng: np.random.Generator, photo: Photo, image: np.ndarray, size: int
+    rng: np.random.Generator, photo: Photo, image: np.ndarray, size: int, joker_word: bool = False
 ) -> tuple[np.ndarray, list[tuple[tuple[float, float], float, Card, bool]]]:
     """A square crop of a training photo, scaled so its indices are a size the detector learns,
     turned by a random angle: the image, and each index's (centre, size, card, whole) where
     *whole* says the index lies wholly inside the crop; the indices the labels left out among
-    them (:meth:`Photo.taught_boxes`)."""
+    them (:meth:`Photo.taught_boxes`). ``joker_word``: a joker's word is scaled by its height
+    (:func:`index_height`), not by its width, by which a photo of jokers alone is shown two to
+    three times smaller than it is read at."""
     boxes = photo.taught_boxes()
-    heights = [max(b[2] - b[0], b[3] - b[1]) for _, b in boxes] or [40.0]
+    heights = [index_height(c, b, joker_word) for c, b in boxes] or [40.0]
     target = math.exp(rng.uniform(math.log(13), math.log(52)))
     scale = target / (0.85 * float(np.median(heights)))
     angle = rng.uniform(0, 360) if rng.random() < 0.7 else rng.normal(0, 10)

@@ -18,6 +18,7 @@ from vision.photo_set import (
     PhotoSetError,
     default_root,
     held_out,
+    index_height,
     load,
     photos_of,
     split,
@@ -75,6 +76,26 @@ def test_a_training_crop_teaches_the_indices_the_labels_left_out(tmp_path):
     image = np.full((480, 640, 3), 200, np.uint8)
     _, marks = training_crop(np.random.default_rng(0), photo, image, 256)
     assert sorted(str(c) for _, _, c, _ in marks) == ["4S", "9H"]
+
+
+def test_a_joker_word_across_the_card_is_scaled_by_its_height_only_when_asked():
+    word, index = (100, 100, 330, 170), (100, 100, 130, 150)  # Joker written across: 230 x 70
+    assert index_height(card("LJ"), word) == 230 and index_height(card("LJ"), word, joker_word=True) == 70
+    assert index_height(card("4S"), index, joker_word=True) == index_height(card("4S"), index) == 50
+
+
+def test_a_training_crop_of_a_photo_of_jokers_alone_shows_their_words_at_an_index_s_height(tmp_path):
+    root = write_set(tmp_path, {"IMG_1": [("LJ", [100, 100, 330, 170]), ("LJ", [120, 500, 350, 570])]})
+    (photo,) = load(root, corrections=())
+    image = np.full((640, 480, 3), 200, np.uint8)
+    for seed in range(20):
+        by_width = training_crop(np.random.default_rng(seed), photo, image, 256)[1]
+        by_height = training_crop(np.random.default_rng(seed), photo, image, 256, joker_word=True)[1]
+        for (_, small, _, _), (_, taught, _, _) in zip(by_width, by_height, strict=True):
+            # The word's letters as tall as the indices the detector is taught (13-52 px, with a
+            # margin of 0.85), not a word as wide as them.
+            assert 13 / 0.85 <= taught <= 52 / 0.85
+            assert taught == pytest.approx(small * 230 / 70)
 
 
 def test_a_label_that_is_not_a_card_is_refused_with_its_file(tmp_path):

@@ -368,6 +368,20 @@ def test_drawn_jokers_are_drawn_as_often_as_asked_and_as_they_come_by_default():
     assert joker_share_of_drawn(as_they_come) < 0.15
 
 
+def test_joker_word_scales_a_photo_of_jokers_alone_by_the_word_s_height(tmp_path):
+    from vision.photo_set import Photo
+    from vision.training.train import _real
+
+    # The word Joker across a card's top, 230 x 70 px; its photo is taught at the word's height
+    # only when asked, and the option is off unless given.
+    photo = Photo("IMG_1", "phone", tmp_path / "IMG_1.jpg", ((card("LJ"), (100.0, 100.0, 330.0, 170.0)),))
+    image = np.full((640, 480, 3), 200, np.uint8)
+    (by_width,) = _real(np.random.default_rng(5), photo, image)[1]
+    (by_height,) = _real(np.random.default_rng(5), photo, image, joker_word=True)[1]
+    assert by_height.size == pytest.approx(by_width.size * 230 / 70)
+    assert parser().parse_args(["--joker-word"]).joker_word and not parser().parse_args([]).joker_word
+
+
 @pytest.mark.parametrize("value", ["-0.1", "1.5", "often"])
 def test_a_share_of_drawn_jokers_photos_or_grey_scenes_out_of_0_to_1_is_refused_by_name(value, capsys):
     from vision.training import reader

@@ -46,12 +46,14 @@ class Scenes(IterableDataset):
         faces: tuple[str, ...] = (),
         drawn_jokers: float = 0.0,
         hold_out: bool = False,
+        joker_word: bool = False,
     ) -> None:
         self.seed, self.start_step, self.real_share = seed, start_step, real_share
         self.hold_out = hold_out  # the training photos but those held out (vision.photo_set.held_out)
         self.synthetic_only = synthetic_only
         self.faces = faces
         self.drawn_jokers = drawn_jokers  # of the drawn faces, the share that are jokers (synth.FacePool)
+        self.joker_word = joker_word  # a photo's joker scaled by its word's height (photo_set.index_height)
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
@@ -71,7 +73,7 @@ class Scenes(IterableDataset):
                 photo = train[int(rng.integers(len(train)))]
                 if photo.name not in images:
                     images[photo.name] = photo.image()
-                image, marks = _real(rng, photo, images[photo.name])
+                image, marks = _real(rng, photo, images[photo.name], self.joker_word)
             else:
                 image, labels = synth.scene(rng, pool, SIZE)
                 marks = [_mark(label) for label in labels]
@@ -86,8 +88,10 @@ def _mark(label: synth.IndexLabel) -> Mark:
     )
 
 
-def _real(rng: np.random.Generator, photo: photos.Photo, image: np.ndarray) -> tuple[np.ndarray, list[Mark]]:
-    crop, found = photos.training_crop(rng, photo, image, SIZE)
+def _real(
+    rng: np.random.Generator, photo: photos.Photo, image: np.ndarray, joker_word: bool = False
+) -> tuple[np.ndarray, list[Mark]]:
+    crop, found = photos.training_crop(rng, photo, image, SIZE, joker_word)
     crop = synth._camera(rng, crop.astype(np.float32) * rng.uniform(0.85, 1.15, 3))
     return crop, [Mark(centre, size, card, whole) for centre, size, card, whole in found]
 
@@ -135,7 +139,14 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     step = run.step
     data = DataLoader(
         Scenes(
-            args.seed, step, args.real_share, args.synthetic_only, tuple(args.faces), args.drawn_jokers, args.hold_out
+            args.seed,
+            step,
+            args.real_share,
+            args.synthetic_only,
+            tuple(args.faces),
+            args.drawn_jokers,
+            args.hold_out,
+            args.joker_word,
         ),
         batch_size=args.batch,
         num_workers=args.workers,
@@ -182,6 +193,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--drawn-jokers", type=share, default=0.0,
         help="of the faces drawn in fonts, the share that are jokers (0: 2 in 54, as they come)",
+    )  # fmt: skip
+    p.add_argument(
+        "--joker-word", action="store_true",
+        help="scale a training photo's joker by its word's height, not its width (photo_set.index_height)",
     )  # fmt: skip
     p.add_argument("--faces", action="append", default=[], help="an enrolled deck's folder to draw faces from too")
     return p
