@@ -307,6 +307,15 @@ def index_height(card: Card, box: tuple[float, float, float, float], joker_word:
     return min(w, h) if joker_word and card.is_joker else max(w, h)
 
 
+def index_scale(
+    boxes: tuple[tuple[Card, tuple[float, float, float, float]], ...], height: float, joker_word: bool = False
+) -> float:
+    """The scale that brings a photo's indices (its labelled ``boxes``) to ``height`` pixels: their
+    median height (:func:`index_height`), of which the printed glyphs take about 0.85."""
+    heights = [index_height(c, b, joker_word) for c, b in boxes] or [40.0]
+    return height / (0.85 * float(np.median(heights)))
+
+
 def training_crop(
     rng: np.random.Generator, photo: Photo, image: np.ndarray, size: int, joker_word: bool = False
 ) -> tuple[np.ndarray, list[tuple[tuple[float, float], float, Card, bool]]]:
@@ -317,9 +326,7 @@ def training_crop(
     (:func:`index_height`), not by its width, by which a photo of jokers alone is shown two to
     three times smaller than it is read at."""
     boxes = photo.taught_boxes()
-    heights = [index_height(c, b, joker_word) for c, b in boxes] or [40.0]
-    target = math.exp(rng.uniform(math.log(13), math.log(52)))
-    scale = target / (0.85 * float(np.median(heights)))
+    scale = index_scale(boxes, math.exp(rng.uniform(math.log(13), math.log(52))), joker_word)
     angle = rng.uniform(0, 360) if rng.random() < 0.7 else rng.normal(0, 10)
     h, w = image.shape[:2]
     if boxes and rng.random() < 0.85:

@@ -26,6 +26,7 @@ from torch import nn
 from torch.utils.data import DataLoader, IterableDataset
 
 from vision.index_crops import INDEX_ONLY, SPECS, CropSpec, upright_crop, write_spec
+from vision.photo_set import index_scale
 from vision.training import synth
 from vision.training.runs import Run, export_onnx, run_main, run_parser, share
 from vision.training.targets import RANKS, SUITS, rank_class, suit_class
@@ -258,12 +259,6 @@ def negative_pairs(
 FIND_AT = 30.0
 
 
-def _photo_scale(boxes, height: float) -> float:
-    """The scale that brings a photo's indices (its labelled ``boxes``) to ``height`` pixels."""
-    heights = [max(b[2] - b[0], b[3] - b[1]) for _, b in boxes] or [40.0]
-    return height / (0.85 * float(np.median(heights)))
-
-
 def photo_false_peaks(photos: list) -> dict[str, list[tuple]]:
     """For each training photo, the table's detector's peaks on no labelled or listed index, at
     the table's scale (:data:`vision.scales.BEST_HEIGHT`) and at each scale of a photo's pyramid
@@ -276,7 +271,7 @@ def photo_false_peaks(photos: list) -> dict[str, list[tuple]]:
     for photo in photos:
         boxes = photo.taught_boxes()
         image = photo.image()
-        scales = [_photo_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
+        scales = [index_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
         reads = [r for scale in scales for r in detector.detect(image, scale)]
         indices = [(((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0)) for _, (x0, y0, x1, y1) in boxes]
         out[photo.name] = false_peaks(reads, indices)
@@ -295,7 +290,7 @@ def detector_finds(detector_path: Path, photos: list, joker_words: bool = False)
     for photo in photos:
         image = photo.image()
         boxes = photo.taught_boxes()
-        reads = detector.detect(image, _photo_scale(boxes, FIND_AT))
+        reads = detector.detect(image, index_scale(boxes, FIND_AT))
         word_reads = None  # every scale a photo is read at, looked at once a photo, for its jokers
         kept = []
         for card, (x0, y0, x1, y1) in boxes:
@@ -316,7 +311,7 @@ def _at_photo_scales(detector, image: np.ndarray, boxes) -> list:
     and those that bring its labelled indices to the sizes the detector is taught at and reads best."""
     from vision.scales import BEST_HEIGHT, pyramid_scales
 
-    scales = [_photo_scale(boxes, FIND_AT), _photo_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
+    scales = [index_scale(boxes, FIND_AT), index_scale(boxes, BEST_HEIGHT), *pyramid_scales(image.shape)]
     return [r for scale in scales for r in detector.detect(image, scale)]
 
 
