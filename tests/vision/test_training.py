@@ -270,6 +270,60 @@ def test_readers_made_into_one_read_the_mean_of_their_probabilities_and_must_rea
     assert not (tmp_path / "no.onnx").exists()
 
 
+def test_detectors_made_into_one_find_indices_by_the_mean_of_their_maps(tmp_path):
+    import onnx
+    import onnxruntime
+    import torch
+
+    from vision.networks import READER, model_path
+    from vision.training.ensemble import EnsembleError, ensemble, member
+    from vision.training.model import IndexNet
+    from vision.training.quantize import float_ends, quantize
+    from vision.training.train import export
+
+    paths = []
+    for seed, width in ((1, 4), (2, 8)):  # members of two widths: the maps, not the layers, are averaged
+        torch.manual_seed(seed)
+        paths.append(tmp_path / f"d{seed}.onnx")
+        export(IndexNet(width).eval(), paths[-1])
+    both = tmp_path / "both.onnx"
+    ensemble(paths, both)
+    image = np.random.default_rng(6).random((1, 3, 64, 96)).astype(np.float32)
+    one, two, mean = (onnxruntime.InferenceSession(str(p)).run(None, {"image": image})[0] for p in (*paths, both))
+    assert mean.shape == one.shape == (1, 25, 16, 24)
+
+    def chance(maps: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-maps[:, 0]))
+
+    def classes(maps: np.ndarray, first: int, end: int) -> np.ndarray:
+        e = np.exp(maps[:, first:end] - maps[:, first:end].max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    assert np.allclose(chance(mean), (chance(one) + chance(two)) / 2, atol=1e-5)
+    assert not np.allclose(chance(one), chance(two), atol=1e-3)
+    ranks, suits = 1 + len(RANKS), 1 + len(RANKS) + len(SUITS)
+    for first, end in ((1, ranks), (ranks, suits)):
+        assert np.allclose(
+            classes(mean, first, end), (classes(one, first, end) + classes(two, first, end)) / 2, atol=1e-5
+        )
+    assert np.allclose(mean[:, suits:], (one[:, suits:] + two[:, suits:]) / 2, atol=1e-5)  # size and direction
+    # The table reads it as any detector, and a member taken out reads as it did alone.
+    blank = np.zeros((64, 96, 3), np.uint8)
+    assert isinstance(IndexDetector(both, read_upright=False).detect(blank), list)
+    member(both, 0, tmp_path / "first.onnx")
+    again = onnxruntime.InferenceSession(str(tmp_path / "first.onnx")).run(None, {"image": image})[0]
+    assert np.allclose(again, one, atol=1e-5)
+    # Quantized, each member's ends and the mean stay in floats.
+    quantize(both, tmp_path / "both.int8.onnx", [image])
+    assert len(float_ends(onnx.load(str(tmp_path / "both.int8.onnx")))) == 4
+
+    reader = tmp_path / "reader.onnx"
+    member(model_path(READER), 0, reader)
+    with pytest.raises(EnsembleError, match=r"reader\.onnx is a reader, .*d1\.onnx a detector"):
+        ensemble([paths[0], reader], tmp_path / "no.onnx")
+    assert not (tmp_path / "no.onnx").exists()
+
+
 def test_a_real_photo_s_joker_is_taught_as_a_joker_but_not_as_which_one():
     from vision.training.reader import EITHER, UNTOLD, ReaderNet, pair_loss, real_pairs
     from vision.training.targets import rank_class, suit_class

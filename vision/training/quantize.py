@@ -62,7 +62,8 @@ NETWORKS = {"detector": MODEL, "turner": TURNER, "reader": READER, "corner": COR
 # 6D in tests/vision/test_reader_real.py). The detector's weights keep 8 bits: in 7 it loses
 # that same 6D.
 SEVEN_BIT_WEIGHTS = ("turner", "reader", "corner")
-AVERAGING = ("Slice", "Softmax", "Sum", "Mul", "Log", "Concat")  # an ensemble's mean (vision.training.ensemble)
+# The operators of an ensemble's mean (vision.training.ensemble): readers' and detectors'.
+AVERAGING = ("Slice", "Transpose", "Softmax", "Sigmoid", "Sum", "Mul", "Sub", "Log", "Concat")
 
 
 class QuantizeError(RuntimeError):
