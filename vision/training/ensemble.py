@@ -60,6 +60,8 @@ class EnsembleError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Member:
+    """One network to be made one with others."""
+
     model: onnx.ModelProto
     kind: Kind
     spec: CropSpec | None  # a reader's window; a detector has none
