@@ -275,6 +275,7 @@ def test_detectors_made_into_one_find_indices_by_the_mean_of_their_maps(tmp_path
     import onnxruntime
     import torch
 
+    from vision.indices import network_input
     from vision.networks import READER, model_path
     from vision.training.ensemble import EnsembleError, ensemble, member
     from vision.training.model import IndexNet
@@ -288,7 +289,8 @@ def test_detectors_made_into_one_find_indices_by_the_mean_of_their_maps(tmp_path
         export(IndexNet(width).eval(), paths[-1])
     both = tmp_path / "both.onnx"
     ensemble(paths, both)
-    image = np.random.default_rng(6).random((1, 3, 64, 96)).astype(np.float32)
+    picture = np.random.default_rng(6).integers(0, 256, (64, 96, 3), dtype=np.uint8)
+    image = network_input(picture)
     one, two, mean = (onnxruntime.InferenceSession(str(p)).run(None, {"image": image})[0] for p in (*paths, both))
     assert mean.shape == one.shape == (1, 25, 16, 24)
 
@@ -307,15 +309,21 @@ def test_detectors_made_into_one_find_indices_by_the_mean_of_their_maps(tmp_path
             classes(mean, first, end), (classes(one, first, end) + classes(two, first, end)) / 2, atol=1e-5
         )
     assert np.allclose(mean[:, suits:], (one[:, suits:] + two[:, suits:]) / 2, atol=1e-5)  # size and direction
-    # The table reads it as any detector, and a member taken out reads as it did alone.
-    blank = np.zeros((64, 96, 3), np.uint8)
-    assert isinstance(IndexDetector(both, read_upright=False).detect(blank), list)
+    # The table runs it as any detector, and a member taken out reads as it did alone.
+    assert np.allclose(IndexDetector(both, read_upright=False).maps(picture), mean[0], atol=1e-5)
     member(both, 0, tmp_path / "first.onnx")
     again = onnxruntime.InferenceSession(str(tmp_path / "first.onnx")).run(None, {"image": image})[0]
     assert np.allclose(again, one, atol=1e-5)
-    # Quantized, each member's ends and the mean stay in floats.
+    # Quantized, each member's first and last convolution and the mean stay in floats; the rest is 8-bit.
     quantize(both, tmp_path / "both.int8.onnx", [image])
-    assert len(float_ends(onnx.load(str(tmp_path / "both.int8.onnx")))) == 4
+    int8 = onnx.load(str(tmp_path / "both.int8.onnx"))
+    dequantized = {n.output[0] for n in int8.graph.node if n.op_type == "DequantizeLinear"}
+    by_name = {n.name: n for n in int8.graph.node}
+    ends = float_ends(int8)
+    assert len(ends) == 4 and not any(by_name[name].input[1] in dequantized for name in ends)
+    convolutions = [n for n in int8.graph.node if n.op_type == "Conv" and n.name not in ends]
+    assert convolutions and all(n.input[1] in dequantized for n in convolutions)
+    assert not any(set(n.input) & dequantized for n in int8.graph.node if n.name.startswith("ensemble/"))
 
     reader = tmp_path / "reader.onnx"
     member(model_path(READER), 0, reader)
