@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from vision.index_readers import ONE_HEIGHT
 from vision.indices import IndexDetector, with_shipped
 from vision.networks import ModelError
 
@@ -25,10 +26,26 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-ink", action="store_true", help="without the check of red reads' ink, to compare")
     parser.add_argument(
+        "--crop-heights",
+        type=_factors,
+        help="each index cut at these factors of its agreed height, the reader reading the crop it is surest"
+        " holds an index (e.g. 0.85,1,1.18), to compare",
+    )
+    parser.add_argument(
         "--fuse-grey-suit",
         action="store_true",
         help="in a frame without colour, the detector's suit weighed with the reader's, to compare",
     )
+
+
+def _factors(text: str) -> tuple[float, ...]:
+    try:
+        factors = tuple(float(f) for f in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give factors of a height, such as 0.85,1,1.18") from None
+    if not all(0.5 <= f <= 2.0 for f in factors):
+        raise argparse.ArgumentTypeError(f"{text!r}: each factor must be from 0.5 to 2")
+    return factors
 
 
 def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) -> IndexDetector | None:
@@ -40,7 +57,8 @@ def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             parser.error(f"{path}: no such model file")
     if args.no_corner and args.corner is not None:
         parser.error("--corner and --no-corner: give one")
-    if not given and not (args.no_corner or args.float_readers or args.no_ink or args.fuse_grey_suit):
+    options = (args.no_corner, args.float_readers, args.no_ink, args.fuse_grey_suit, args.crop_heights)
+    if not given and not any(options):
         return None
     try:
         return with_shipped(
@@ -52,6 +70,7 @@ def given_detector(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             read_corner=not args.no_corner,
             check_ink=not args.no_ink,
             fuse_grey_suit=args.fuse_grey_suit,
+            crop_heights=args.crop_heights or ONE_HEIGHT,
         )
     except ModelError as exc:
         parser.error(str(exc))

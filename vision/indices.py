@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.index_readers import IndexReaders
+from vision.index_readers import ONE_HEIGHT, IndexReaders
 from vision.index_reads import FAINT, PEAK, RANKS, SUITS, SURE, IndexRead, Look, Peak, as_read, softmax
 from vision.networks import (
     CORNER,
@@ -88,6 +88,7 @@ class IndexDetector:
         read_corner: bool = True,
         check_ink: bool = True,
         fuse_grey_suit: bool = False,
+        crop_heights: tuple[float, ...] = ONE_HEIGHT,
     ) -> None:
         backend = backend or default_backend()
         self.path = str(path or default_model(backend))
@@ -111,6 +112,7 @@ class IndexDetector:
                 fuse=fuse,
                 check_ink=check_ink,
                 fuse_grey_suit=fuse_grey_suit,
+                crop_heights=crop_heights,
             )
             if usable
             else None

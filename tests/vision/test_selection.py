@@ -27,6 +27,8 @@ def test_the_two_sets_of_figures_stand_side_by_side_a_measure_a_line():
         ([], "give a model to compare"),
         (["--model", "no-such.onnx"], "no-such.onnx: no such model file"),
         (["--model", "x", "--tricks", "0"], "must be at least 1"),
+        (["--crop-heights", "0.85,tall"], "give factors of a height, such as 0.85,1,1.18"),
+        (["--crop-heights", "1,3"], "each factor must be from 0.5 to 2"),
     ],
 )
 def test_a_comparison_without_a_model_or_with_a_missing_one_is_refused_with_why(argv, says, capsys):
