@@ -28,8 +28,8 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--crop-heights",
         type=_factors,
-        help="each index cut at these factors of its agreed height, the reader reading the crop it is surest"
-        " holds an index (e.g. 0.85,1,1.18), to compare",
+        help="each index cut at its agreed height and these factors of it, the reader reading the crop it is"
+        " surest holds an index (e.g. 0.85,1,1.18), to compare",
     )
     parser.add_argument(
         "--fuse-grey-suit",

@@ -50,8 +50,8 @@ TWO_SURE_AGREEMENT = 1.05  # ... and, of two sure reads, how far short of the ta
 TWO_SURE_APART = 1.6  # two sure reads further apart than this in height are not one size
 READER_OUTPUTS = len(RANKS) + 1 + len(SUITS)  # rank (and no index), suit; a turner adds the crop's turn
 RECUT_DEG = 10.0  # a crop the turner finds turned further than this from upright is cut again, set upright
-# The heights (factors of the height its view agrees on) each index's crop is cut at: the reader
-# reads the one it is surest an index lies in. One height: the agreed height alone.
+# The heights (factors of the height its view agrees on, which is always one of them) each index's
+# crop is cut at: the reader reads the one it is surest an index lies in. One: the agreed height alone.
 ONE_HEIGHT = (1.0,)
 
 
