@@ -602,3 +602,28 @@ def test_the_reader_s_photos_with_hold_out_are_those_not_held_out_and_kept_apart
     assert held and [bool(held & {p.name for p in photos}) for photos in given] == [False, True]
     # Each kept under a name of its own: a run folder's finds of the whole half are not taken for the taught part's.
     assert sorted(f.name for f in (tmp_path / "run").iterdir()) == ["real_indices.json", "real_indices_taught.json"]
+
+
+def test_a_training_photo_s_crops_are_cut_as_far_off_as_synthetic_ones_only_when_asked(monkeypatch):
+    from vision.training import reader as reader_module
+
+    cut: list[float] = []  # each crop's height, as a share of its index's
+
+    def recorded(image, centre, h, angle, crop):
+        cut.append(h / 20.0)
+        return np.zeros((2, crop.height, crop.width, 3), np.uint8)
+
+    monkeypatch.setattr(reader_module, "_pair", recorded)
+    image = np.zeros((120, 120, 3), np.uint8)
+    found = [(card("7C"), (60.0, 60.0), 20.0, 0.0)] * 400
+
+    def heights(wide: float) -> list[float]:
+        cut.clear()
+        reader_module.real_pairs(np.random.default_rng(3), image, found, wide=wide)
+        return list(cut)
+
+    usual, wide = heights(0.0), heights(1.0)
+    assert min(usual) >= 0.9 and max(usual) <= 1.12
+    assert reader_module.SHORTEST <= min(wide) < 0.9 and 1.12 < max(wide) <= reader_module.TALLER
+    # Half of them cut wide, a third of which fall outside the usual heights: about 67 of 400.
+    assert 35 < sum(not 0.9 <= h <= 1.12 for h in heights(0.5)) < 100

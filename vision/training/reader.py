@@ -164,13 +164,17 @@ def real_pairs(
     found: list[tuple],
     crop: CropSpec = INDEX_ONLY,
     grey_mix: bool = False,
+    wide: float = 0.0,
 ) -> list[tuple]:
     """Pairs from a training photo: each labelled index where the detector found it, at the up
-    direction the detector gave (which may be half a turn off: the loss takes either way)."""
+    direction the detector gave (which may be half a turn off: the loss takes either way).
+    ``wide``: with this chance a crop is cut as far off as a synthetic index's (centre, and height
+    up to TALLER; :func:`_jittered`), not as a detector that found it well cuts it."""
     out = []
     for card, (cx, cy), h, up in found:
-        centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
-        pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
+        off, low, high, turn = (0.08, SHORTEST, TALLER, NEAR) if rng.random() < wide else (0.06, 0.9, 1.12, 6.0)
+        centre = (cx + rng.normal(0, off) * h, cy + rng.normal(0, off) * h)
+        pair = _pair(image, centre, h * rng.uniform(low, high), up + rng.normal(0, turn), crop)
         suit = UNTOLD if card.is_joker else suit_class(card)
         out.append((_shaken(rng, pair, grey_mix), rank_class(card), suit, EITHER, math.nan))
     return out
@@ -347,6 +351,7 @@ class Crops(IterableDataset):
         grey_mix: bool = False,
         taller: float = TALLER,
         real_lowres: float = 0.0,
+        real_wide: float = 0.0,
     ) -> None:
         self.seed, self.start_step, self.real, self.real_share = seed, start_step, real, real_share
         self.crop = crop
@@ -359,6 +364,7 @@ class Crops(IterableDataset):
         self.grey_mix = grey_mix  # grey crops weigh the colours at random (synth.grey_weights)
         self.taller = taller  # the tallest a synthetic index's crop is cut, as a share of its height
         self.real_lowres = real_lowres  # the share of photo samples shrunk first (fewer_pixels)
+        self.real_wide = real_wide  # the share of photo crops cut as far off as synthetic ones
 
     def __iter__(self):
         from engine.cards import Card
@@ -380,7 +386,7 @@ class Crops(IterableDataset):
                 image = images[name]
                 if self.real_lowres and rng.random() < self.real_lowres:
                     image, found = fewer_pixels(rng, image, found)
-                pairs = real_pairs(rng, image, found, self.crop, self.grey_mix)
+                pairs = real_pairs(rng, image, found, self.crop, self.grey_mix, self.real_wide)
                 false = _some_of(rng, self.false.get(name, []), self.hard)
                 negatives = negative_pairs(rng, images[name], false, self.crop)
                 pairs += [(_shaken(rng, p, self.grey_mix), *rest) for p, *rest in negatives]
@@ -465,6 +471,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
         grey_mix=args.grey_mix,
         taller=args.taller,
         real_lowres=args.real_lowres,
+        real_wide=args.real_wide,
     )
     data = DataLoader(crops, batch_size=args.batch, num_workers=args.workers)
     started, first_step, seen, right = time.monotonic(), step, [], []
@@ -603,6 +610,13 @@ def parser() -> argparse.ArgumentParser:
         default=0.0,
         metavar="SHARE",
         help="share of photo samples shrunk first, their indices 12-32 px tall, half of them saved as JPEG",
+    )
+    p.add_argument(
+        "--real-wide",
+        type=share,
+        default=0.0,
+        metavar="SHARE",
+        help="share of photo crops cut as far off as synthetic ones (centre 0.08, height 0.85-1.18 of the index's)",
     )
     return p
 
