@@ -623,6 +623,10 @@ def test_a_training_photo_s_crops_are_cut_as_far_off_as_synthetic_ones_only_when
         return list(cut)
 
     usual, wide = heights(0.0), heights(1.0)
+    # Without the option the photo's first crop is cut from the same draws as before it existed.
+    before = np.random.default_rng(3)
+    before.normal(0, 0.06, 2)
+    assert usual[0] == pytest.approx(before.uniform(0.9, 1.12))
     assert min(usual) >= 0.9 and max(usual) <= 1.12
     assert reader_module.SHORTEST <= min(wide) < 0.9 and 1.12 < max(wide) <= reader_module.TALLER
     # Half of them cut wide, a third of which fall outside the usual heights: about 67 of 400.

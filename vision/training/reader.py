@@ -172,7 +172,9 @@ def real_pairs(
     up to TALLER; :func:`_jittered`), not as a detector that found it well cuts it."""
     out = []
     for card, (cx, cy), h, up in found:
-        off, low, high, turn = (0.08, SHORTEST, TALLER, NEAR) if rng.random() < wide else (0.06, 0.9, 1.12, 6.0)
+        # No draw for the choice unless asked: the shipped reader's command then cuts the crops it always did.
+        far = wide > 0 and rng.random() < wide
+        off, low, high, turn = (0.08, SHORTEST, TALLER, NEAR) if far else (0.06, 0.9, 1.12, 6.0)
         centre = (cx + rng.normal(0, off) * h, cy + rng.normal(0, off) * h)
         pair = _pair(image, centre, h * rng.uniform(low, high), up + rng.normal(0, turn), crop)
         suit = UNTOLD if card.is_joker else suit_class(card)
