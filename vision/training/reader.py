@@ -108,6 +108,22 @@ def _pair(image: np.ndarray, centre, h: float, angle: float, crop: CropSpec) -> 
     return np.stack([upright_crop(image, centre, h, angle, crop), upright_crop(image, centre, h, angle + 180, crop)])
 
 
+# How far off a place found in a photo is cut: the centre by this share of the height (standard
+# deviation), the height by a factor between the two, the up direction by this many degrees (standard
+# deviation). As a detector that found it well cuts it, or (--real-wide) as far off as a synthetic
+# index's crop (:func:`_jittered`, its angle as a good guess's).
+AS_FOUND = (0.06, 0.9, 1.12, 6.0)
+AS_DRAWN = (0.08, SHORTEST, TALLER, NEAR)
+
+
+def _found_pair(rng: np.random.Generator, image: np.ndarray, place: tuple, crop: CropSpec, off: tuple) -> np.ndarray:
+    """The pair of crops at a place found in a photo (centre, height, up direction), cut ``off``."""
+    (cx, cy), h, up = place
+    shift, low, high, turn = off
+    centre = (cx + rng.normal(0, shift) * h, cy + rng.normal(0, shift) * h)
+    return _pair(image, centre, h * rng.uniform(low, high), up + rng.normal(0, turn), crop)
+
+
 def first_letter(label: synth.IndexLabel) -> synth.IndexLabel:
     """Where the first letter of a joker's word written across the card lies, as an index of the
     word's height: the detector's surest peak on such a word is often its J, which a reader
@@ -168,15 +184,13 @@ def real_pairs(
 ) -> list[tuple]:
     """Pairs from a training photo: each labelled index where the detector found it, at the up
     direction the detector gave (which may be half a turn off: the loss takes either way).
-    ``wide``: with this chance a crop is cut as far off as a synthetic index's (centre, and height
-    up to TALLER; :func:`_jittered`), not as a detector that found it well cuts it."""
+    ``wide``: with this chance a crop is cut as far off as a synthetic index's (``AS_DRAWN``), not
+    as a detector that found it well cuts it (``AS_FOUND``)."""
     out = []
-    for card, (cx, cy), h, up in found:
+    for card, centre, h, up in found:
         # No draw for the choice unless asked: the shipped reader's command then cuts the crops it always did.
         far = wide > 0 and rng.random() < wide
-        off, low, high, turn = (0.08, SHORTEST, TALLER, NEAR) if far else (0.06, 0.9, 1.12, 6.0)
-        centre = (cx + rng.normal(0, off) * h, cy + rng.normal(0, off) * h)
-        pair = _pair(image, centre, h * rng.uniform(low, high), up + rng.normal(0, turn), crop)
+        pair = _found_pair(rng, image, (centre, h, up), crop, AS_DRAWN if far else AS_FOUND)
         suit = UNTOLD if card.is_joker else suit_class(card)
         out.append((_shaken(rng, pair, grey_mix), rank_class(card), suit, EITHER, math.nan))
     return out
@@ -251,12 +265,7 @@ def negative_pairs(
 ) -> list[tuple]:
     """No-index pairs (both crops no index) at each of ``peaks`` (:func:`false_peaks`, as many as
     :func:`_some_of` chose), cut as the table would cut them, a little off."""
-    out = []
-    for (cx, cy), h, up in peaks:
-        centre = (cx + rng.normal(0, 0.06) * h, cy + rng.normal(0, 0.06) * h)
-        pair = _pair(image, centre, h * rng.uniform(0.9, 1.12), up + rng.normal(0, 6), crop)
-        out.append((pair, NONE, 0, NEITHER, math.nan))
-    return out
+    return [(_found_pair(rng, image, place, crop, AS_FOUND), NONE, 0, NEITHER, math.nan) for place in peaks]
 
 
 # The height (px) the training photos' indices are brought to for the detector to find them: the
