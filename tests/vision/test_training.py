@@ -631,3 +631,52 @@ def test_a_training_photo_s_crops_are_cut_as_far_off_as_synthetic_ones_only_when
     assert reader_module.SHORTEST <= min(wide) < 0.9 and 1.12 < max(wide) <= reader_module.TALLER
     # Half of them cut wide, a third of which fall outside the usual heights: about 67 of 400.
     assert 35 < sum(not 0.9 <= h <= 1.12 for h in heights(0.5)) < 100
+
+
+def test_a_photo_s_index_pasted_onto_a_face_makes_a_face_of_its_card_taught_without_an_up_direction(tmp_path):
+    import cv2
+
+    from vision.photo_set import Photo
+    from vision.training.pasted import PASTED, RealIndices, upright_indices
+
+    # A photo of a 7H whose index is a dark block in a 20 x 40 px box on pale paper, beside a
+    # turned index (a square box) and a joker's word, which are not pasted.
+    image = np.full((200, 200, 3), 190, np.uint8)
+    image[60:100, 50:70] = 30
+    cv2.imwrite(str(tmp_path / "IMG_1.jpg"), image)
+    boxes = ((card("7H"), (50.0, 60.0, 70.0, 100.0)), (card("2C"), (120.0, 120.0, 150.0, 150.0)),
+             (card("LJ"), (100.0, 20.0, 180.0, 45.0)))  # fmt: skip
+    photo = Photo("IMG_1", "phone", tmp_path / "IMG_1.jpg", boxes)
+    assert [index.card for index in upright_indices([photo])] == [card("7H")]
+
+    picked = synth.FacePool(np.random.default_rng(4), drawn=0)
+    face = picked.pick()
+    while face.card.is_joker:
+        face = picked.pick()
+    pool = synth.FacePool(np.random.default_rng(4), drawn=0, real=RealIndices([photo]), pasted_share=1.0)
+    made = pool.pick()
+    assert made.card == card("7H") and made.design == PASTED and made.index_box == face.index_box
+    # The face's own index is painted over: its box now holds the photo's dark block, scaled to the
+    # index's height, at the same place in both corners (the second half a turn round).
+    x0, y0, x1, y1 = (round(v) for v in face.index_box)
+    top_left = made.image[y0:y1, x0:x1]
+    bottom_right = made.image[::-1, ::-1][y0:y1, x0:x1]
+    assert top_left.mean() < face.image[y0:y1, x0:x1].mean() and top_left.min() < 60
+    assert np.abs(top_left.astype(int) - bottom_right.astype(int)).mean() < 3
+    # A scene of such faces (and the designs' jokers, which keep their words) teaches where each
+    # index is and what it reads, not which way up it stands.
+    labels = [label for label in synth.scene(np.random.default_rng(1), pool)[1] if not label.card.is_joker]
+    assert labels and {label.card for label in labels} == {card("7H")}
+    assert not any(label.geometry for label in labels)
+    from vision.training.train import _mark
+
+    assert all(_mark(label).angle_deg is None for label in labels)
+    assert parser().parse_args(["--pasted", "0.25"]).pasted == 0.25 and parser().parse_args([]).pasted == 0
+
+
+def test_without_pasted_indices_the_face_pool_draws_as_it_did():
+    from vision.training.pasted import RealIndices
+
+    plain = synth.FacePool(np.random.default_rng(8), drawn=10)
+    given = synth.FacePool(np.random.default_rng(8), drawn=10, real=RealIndices([]), pasted_share=0.0)
+    assert [str(plain.pick().card) for _ in range(40)] == [str(given.pick().card) for _ in range(40)]

@@ -20,6 +20,7 @@ from vision.index_reads import IN_VIEW
 from vision.ink import without_colour
 from vision.training import backgrounds
 from vision.training.faces import Face, available_designs, design_faces, font_face, fonts
+from vision.training.pasted import PASTED, RealIndices, pasted
 
 VISIBLE = IN_VIEW  # share of an index's area in view for it to be a target (the table reads no less)
 # Of a design's faces drawn, the share that are its jokers (2 in 54 otherwise: too rare to learn
@@ -49,8 +50,13 @@ class FacePool:
         drawn: int = 400,
         extra: dict[str, tuple[Face, ...]] | None = None,
         drawn_jokers: float = 0.0,
+        real: RealIndices | None = None,
+        pasted_share: float = 0.0,
     ) -> None:
         self.rng = rng
+        # Of the faces picked (jokers aside), the share given a training photo's index in place of
+        # their own (vision.training.pasted); none drawn for when the share is 0.
+        self.real, self.pasted_share = real, pasted_share if real else 0.0
         # Of the drawn faces picked, the share that are a joker drawn anew (0: as they come, 2 in
         # 54). Half of drawn jokers carry their word across the top, as the photographed deck's do.
         self.drawn_jokers = drawn_jokers
@@ -60,6 +66,13 @@ class FacePool:
         self.drawn: list[Face] = [font_face(rng, CARDS[int(rng.integers(len(CARDS)))]) for _ in range(drawn)]
 
     def pick(self) -> Face:
+        face = self._pick()
+        if self.real and self.pasted_share and not face.card.is_joker and self.rng.random() < self.pasted_share:
+            card, patch, box = self.real.patch(self.rng)
+            return pasted(face, card, patch, box)
+        return face
+
+    def _pick(self) -> Face:
         if self.drawn and self.rng.random() < 0.45:
             if self.drawn_jokers and self.rng.random() < self.drawn_jokers:
                 return font_face(self.rng, JOKER_CARDS[int(self.rng.integers(len(JOKER_CARDS)))])
@@ -312,6 +325,7 @@ def _labels(canvas: Canvas, owner: int, face: Face, h: np.ndarray) -> list[Index
                 angle,
                 face.card,
                 state,
+                geometry=face.design != PASTED,  # which way up a pasted index stands is not known
             )
         )
     return out

@@ -26,6 +26,7 @@ from vision import photo_set as photos
 from vision.training import synth
 from vision.training.faces import enrolled_faces
 from vision.training.model import IndexNet
+from vision.training.pasted import RealIndices
 from vision.training.runs import Run, export_onnx, run_main, run_parser, share
 from vision.training.targets import RANKS, SUITS, Mark, build
 
@@ -47,6 +48,7 @@ class Scenes(IterableDataset):
         drawn_jokers: float = 0.0,
         hold_out: bool = False,
         joker_word: bool = False,
+        pasted: float = 0.0,
     ) -> None:
         self.seed, self.start_step, self.real_share = seed, start_step, real_share
         self.hold_out = hold_out  # the training photos but those held out (vision.photo_set.held_out)
@@ -54,20 +56,24 @@ class Scenes(IterableDataset):
         self.faces = faces
         self.drawn_jokers = drawn_jokers  # of the drawn faces, the share that are jokers (synth.FacePool)
         self.joker_word = joker_word  # a photo's joker scaled by its word's height (photo_set.index_height)
+        self.pasted = pasted  # of the scenes' faces, the share given a training photo's index (synth.FacePool)
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         worker = info.id if info else 0
         rng = np.random.default_rng([self.seed, self.start_step, worker])
         extra = {folder: enrolled_faces(Path(folder)) for folder in self.faces}
-        pool = synth.FacePool(rng, extra=extra, drawn_jokers=self.drawn_jokers)
         train: list[photos.Photo] = []
         images: dict[str, np.ndarray] = {}
-        if not self.synthetic_only and self.real_share > 0:
+        if not self.synthetic_only and (self.real_share > 0 or self.pasted > 0):
             try:
                 train = photos.training_photos(self.hold_out)
             except photos.PhotoSetError as e:
                 log.warning("training on synthetic scenes only: %s", e)
+        real = RealIndices(train) if train and self.pasted > 0 else None
+        pool = synth.FacePool(rng, extra=extra, drawn_jokers=self.drawn_jokers, real=real, pasted_share=self.pasted)
+        if self.real_share == 0:
+            train = []  # taken for their indices only
         while True:
             if train and rng.random() < self.real_share:
                 photo = train[int(rng.integers(len(train)))]
@@ -83,9 +89,10 @@ class Scenes(IterableDataset):
 
 
 def _mark(label: synth.IndexLabel) -> Mark:
-    return Mark(
-        label.centre, label.height, label.card, label.state == "target", label.height, label.width, label.angle_deg
-    )
+    target = label.state == "target"
+    if not label.geometry:
+        return Mark(label.centre, label.height, label.card, target)
+    return Mark(label.centre, label.height, label.card, target, label.height, label.width, label.angle_deg)
 
 
 def _real(
@@ -147,6 +154,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
             args.drawn_jokers,
             args.hold_out,
             args.joker_word,
+            args.pasted,
         ),
         batch_size=args.batch,
         num_workers=args.workers,
@@ -197,6 +205,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--joker-word", action="store_true",
         help="scale a training photo's joker by its word's height, not its width (photo_set.index_height)",
+    )  # fmt: skip
+    p.add_argument(
+        "--pasted", type=share, default=0.0,
+        help="of the scenes' faces, the share given a training photo's index instead (vision.training.pasted)",
     )  # fmt: skip
     p.add_argument("--faces", action="append", default=[], help="an enrolled deck's folder to draw faces from too")
     return p
