@@ -674,9 +674,14 @@ def test_a_photo_s_index_pasted_onto_a_face_makes_a_face_of_its_card_taught_with
     assert parser().parse_args(["--pasted", "0.25"]).pasted == 0.25 and parser().parse_args([]).pasted == 0
 
 
-def test_without_pasted_indices_the_face_pool_draws_as_it_did():
+def test_without_pasted_indices_the_face_pool_draws_as_it_did(tmp_path):
+    import cv2
+
+    from vision.photo_set import Photo
     from vision.training.pasted import RealIndices
 
+    cv2.imwrite(str(tmp_path / "IMG_1.jpg"), np.full((100, 100, 3), 190, np.uint8))
+    photo = Photo("IMG_1", "phone", tmp_path / "IMG_1.jpg", ((card("7H"), (20.0, 20.0, 40.0, 60.0)),))
     plain = synth.FacePool(np.random.default_rng(8), drawn=10)
-    given = synth.FacePool(np.random.default_rng(8), drawn=10, real=RealIndices([]), pasted_share=0.0)
+    given = synth.FacePool(np.random.default_rng(8), drawn=10, real=RealIndices([photo]), pasted_share=0.0)
     assert [str(plain.pick().card) for _ in range(40)] == [str(given.pick().card) for _ in range(40)]
