@@ -1,6 +1,7 @@
-"""Real indices pasted onto drawn faces: a training photo's printed index, cut from its box, takes
-the place of both indices of a face the scene generator drew, so the detector sees real ink, blur
-and grain in the scenes' many arrangements, tables and lights, not only in the photos' own.
+"""Real indices pasted onto the scene generator's faces: a training photo's printed index, cut
+from its box, takes the place of both indices of a design's face or a face drawn in a font, so the
+detector sees real ink, blur and grain in the scenes' many arrangements, tables and lights, not
+only in the photos' own.
 
 Only boxes shaped like an index standing up or upside down are taken (taller than wide by
 :data:`UPRIGHT`): the box of a turned index holds the paper around it, and a joker's box holds a
