@@ -653,9 +653,11 @@ def test_a_photo_s_index_pasted_onto_a_face_makes_a_face_of_its_card_taught_with
     face = picked.pick()
     while face.card.is_joker:
         face = picked.pick()
-    pool = synth.FacePool(np.random.default_rng(4), drawn=0, real=RealIndices([photo]), pasted_share=1.0)
+    images: dict = {}  # the training's photos read so far: the one photo is read into it, and once
+    pool = synth.FacePool(np.random.default_rng(4), drawn=0, real=RealIndices([photo], images), pasted_share=1.0)
     made = pool.pick()
     assert made.card == card("7H") and made.design == PASTED and made.index_box == face.index_box
+    assert list(images) == ["IMG_1"]
     # The face's own index is painted over: its box now holds the photo's dark block, scaled to the
     # index's height, at the same place in both corners (the second half a turn round).
     x0, y0, x1, y1 = (round(v) for v in face.index_box)

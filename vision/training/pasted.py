@@ -47,9 +47,10 @@ def upright_indices(photo_list: list[photos.Photo]) -> list[RealIndex]:
 class RealIndices:
     """Training photos' indices to paste onto faces (:func:`pasted`)."""
 
-    def __init__(self, photo_list: list[photos.Photo]) -> None:
+    def __init__(self, photo_list: list[photos.Photo], images: dict[str, np.ndarray] | None = None) -> None:
         self.indices = upright_indices(photo_list)
-        self._images: dict[str, np.ndarray] = {}
+        # The photos read so far, by name: given the training's own, each photo is read and held once.
+        self._images = images if images is not None else {}
 
     def __len__(self) -> int:
         return len(self.indices)

@@ -70,7 +70,7 @@ class Scenes(IterableDataset):
                 train = photos.training_photos(self.hold_out)
             except photos.PhotoSetError as e:
                 log.warning("training on synthetic scenes only: %s", e)
-        real = RealIndices(train) if train and self.pasted > 0 else None
+        real = RealIndices(train, images) if train and self.pasted > 0 else None
         pool = synth.FacePool(rng, extra=extra, drawn_jokers=self.drawn_jokers, real=real, pasted_share=self.pasted)
         if self.real_share == 0:
             train = []  # taken for their indices only
